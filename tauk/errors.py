@@ -1,0 +1,94 @@
+"""Exceptions, warnings and the load report.
+
+Every problem with an input names the file, the place in it (a JSON path such as
+``$.simulations[3].reward_info`` or a byte offset) and what was wrong.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+class TaukError(Exception):
+    """Base class of every error tauk raises on purpose."""
+
+
+class LoadError(TaukError, ValueError):
+    """A results file (or directory) could not be read as τ²-bench / τ-bench results.
+
+    >>> str(LoadError("runs/a.json", "$.simulations[2].task_id", "missing required field"))
+    'runs/a.json: at $.simulations[2].task_id: missing required field'
+    """
+
+    def __init__(self, path: str, location: str | None, message: str):
+        self.path = str(path)
+        self.location = location
+        self.message = message
+        where = f" at {location}" if location else ""
+        super().__init__(f"{self.path}:{where}: {message}" if where else f"{self.path}: {message}")
+
+
+class EvaluationError(TaukError, ValueError):
+    """A scoring request that cannot be honoured (e.g. the reward basis names a component the
+    chosen evaluation type does not evaluate)."""
+
+
+class LoadWarning(UserWarning):
+    """Something in an input was skipped or repaired; see ``Results.report``."""
+
+
+@dataclass
+class LoadIssue:
+    path: str
+    location: str | None
+    kind: str
+    message: str
+    skipped: int = 0
+
+    def __str__(self) -> str:
+        where = f" at {self.location}" if self.location else ""
+        return f"{self.path}{where}: [{self.kind}] {self.message}"
+
+
+@dataclass
+class LoadReport:
+    """What a load skipped or repaired, counted by kind.
+
+    >>> r = LoadReport(); r.add("a.json", "$.simulations[0]", "duplicate_id", "dup", skipped=1); r.counts()
+    {'duplicate_id': 1}
+    """
+
+    issues: list[LoadIssue] = field(default_factory=list)
+    files_loaded: int = 0
+    files_skipped: int = 0
+
+    def add(self, path: str, location: str | None, kind: str, message: str, skipped: int = 0) -> LoadIssue:
+        issue = LoadIssue(str(path), location, kind, message, skipped)
+        self.issues.append(issue)
+        return issue
+
+    def counts(self) -> dict[str, int]:
+        c: Counter[str] = Counter()
+        for i in self.issues:
+            c[i.kind] += max(i.skipped, 1)
+        return dict(c)
+
+    @property
+    def ok(self) -> bool:
+        return not self.issues
+
+    def __str__(self) -> str:
+        head = f"LoadReport: {self.files_loaded} file(s) loaded, {self.files_skipped} skipped"
+        if not self.issues:
+            return head + ", no issues"
+        lines = [head + f", {len(self.issues)} issue(s):"]
+        lines += [f"  - {i}" for i in self.issues[:50]]
+        if len(self.issues) > 50:
+            lines.append(f"  ... and {len(self.issues) - 50} more")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return "<pre>" + html.escape(str(self)) + "</pre>"
