@@ -1,0 +1,38 @@
+"""Shared fixtures.
+
+Tests that read the real trial logs in ``../shared/data`` use the ``shared_data`` fixture: without the folder
+they skip with a clear reason, but under ``TAUK_REQUIRE_SHARED_DATA=1`` (set by ``.ci/run``) a missing folder fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("TAUK_SHARED_DATA", ROOT.parent / "shared" / "data"))
+SAMPLE_DATA = ROOT / "data"
+
+
+def _require_shared() -> bool:
+    return os.environ.get("TAUK_REQUIRE_SHARED_DATA", "") not in ("", "0", "false")
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path to ../shared/data; skip (or fail under TAUK_REQUIRE_SHARED_DATA=1) when absent."""
+    if not (SHARED_DATA / "EXPECTED.json").exists():
+        msg = f"shared trial logs not found at {SHARED_DATA} (set TAUK_SHARED_DATA or place ../shared beside the project)"
+        if _require_shared():
+            pytest.fail("TAUK_REQUIRE_SHARED_DATA=1 but " + msg)
+        pytest.skip(msg)
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def expected(shared_data: Path) -> dict:
+    """EXPECTED.json: per-file figures under the upstream rules."""
+    return json.loads((shared_data / "EXPECTED.json").read_text())
