@@ -1,0 +1,169 @@
+"""``tauk.load``: one entry point for every shape of input."""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import warnings
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import msgspec
+
+from tauk.errors import LoadError, LoadReport, LoadWarning
+from tauk.io import structs as S
+from tauk.io.read import RunData, looks_like_results, read_bytes, read_source
+
+PathLike = str | os.PathLike
+Inputs = PathLike | Iterable[PathLike] | Mapping[str, PathLike]
+
+
+def _expand(p: PathLike, label: str | None, explicit: bool) -> list[tuple[str | None, Path, bool]]:
+    """(label, path, explicit) for each results source under p."""
+    s = os.fspath(p)
+    if any(ch in s for ch in "*?[") and not Path(s).exists():
+        hits = sorted(_glob.glob(s, recursive=True))
+        if not hits:
+            raise LoadError(s, None, "glob matched no file")
+        out: list[tuple[str | None, Path, bool]] = []
+        for h in hits:
+            out += _expand(h, label, False)
+        return out
+    path = Path(s)
+    if not path.exists():
+        raise LoadError(s, None, "no such file or directory")
+    if path.is_file():
+        return [(label, path, explicit)]
+    if (path / "results.json").exists():
+        return [(label, path, True)]
+    out = []
+    for sub in sorted(path.rglob("*")):
+        if sub.is_dir() and (sub / "results.json").exists():
+            out.append((label, sub, True))
+    dir_runs = [o[1] for o in out]
+    for f in sorted(path.rglob("*.json")):
+        if any(d in f.parents for d in dir_runs):
+            continue
+        out.append((label, f, False))
+    if not out:
+        raise LoadError(s, None, "directory holds no results files")
+    return out
+
+
+def _common_parent(paths: list[Path]) -> Path:
+    if not paths:
+        return Path(".")
+    try:
+        return Path(os.path.commonpath([str(p.resolve().parent) for p in paths]))
+    except ValueError:
+        return Path("/")
+
+
+def load(
+    inputs: Inputs,
+    *,
+    agent: str | Mapping[str, str] | None = None,
+    strict: bool = True,
+    progress: bool | None = None,
+):
+    """Load results files into a :class:`tauk.Results` holding tidy, joinable Polars frames.
+
+    ``inputs`` is a file, a directory (directory-format run, or a folder scanned recursively for results files),
+    a glob, a list of any of these, or a mapping ``label -> path`` (the label becomes the run id and the agent
+    label). ``agent`` overrides the agent label (a string for all runs or a mapping run_id/path -> label).
+    ``strict=False`` skips what cannot be used (bad simulations, duplicate ids, unreadable files) and counts it in
+    ``Results.report`` instead of raising :class:`tauk.LoadError`.
+
+    >>> res = tauk.load("data/")                      # doctest: +SKIP
+    >>> res.trials.group_by("agent").agg(pl.col("reward").mean())  # doctest: +SKIP
+    """
+    from tauk.results import Results
+
+    report = LoadReport()
+    items: list[tuple[str | None, Path, bool]] = []
+    if isinstance(inputs, Mapping):
+        for label, p in inputs.items():
+            items += _expand(p, str(label), True)
+    elif isinstance(inputs, str | os.PathLike):
+        items += _expand(inputs, None, True)
+    else:
+        for p in inputs:
+            items += _expand(p, None, True)
+
+    # skip files of a scanned folder that are not results files (tasks, manifests, leaderboard entries)
+    kept: list[tuple[str | None, Path]] = []
+    for label, path, explicit in items:
+        if not explicit and path.is_file() and not looks_like_results(path):
+            continue
+        kept.append((label, path))
+    if not kept:
+        raise LoadError(os.fspath(inputs) if isinstance(inputs, str | os.PathLike) else "<inputs>", None,
+                        "no results files found")  # fmt: skip
+
+    show = progress if progress is not None else len(kept) > 8
+    iterator = kept
+    if show:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(kept, desc="loading", unit="file")
+    runs: list[RunData] = []
+    labels: list[str | None] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LoadWarning)
+        for label, path in iterator:
+            try:
+                runs.append(read_source(path, strict, report))
+                labels.append(label)
+                report.files_loaded += 1
+            except LoadError as exc:
+                if strict:
+                    raise
+                report.files_skipped += 1
+                report.add(exc.path, exc.location, "unreadable_file", exc.message + "; file skipped", skipped=1)
+    for w in caught:  # re-emit once each, from the caller's frame
+        warnings.warn(str(w.message), w.category, stacklevel=2)
+    if not strict and report.issues and not caught:
+        warnings.warn(f"load skipped or repaired input: {report.counts()} (see Results.report)", LoadWarning,
+                      stacklevel=2)  # fmt: skip
+
+    parent = _common_parent([r.path for r in runs])
+    run_ids: list[str] = []
+    seen: set[str] = set()
+    for run, label in zip(runs, labels):
+        try:
+            rel = str(run.path.resolve().relative_to(parent))
+        except ValueError:
+            rel = str(run.path)
+        rid = rel if label is None else (label if sum(lab == label for lab in labels) == 1 else f"{label}/{rel}")
+        base, n = rid, 1
+        while rid in seen:
+            n += 1
+            rid = f"{base}#{n}"
+        seen.add(rid)
+        run_ids.append(rid)
+    agents: list[str | None] = []
+    for run, rid, label in zip(runs, run_ids, labels):
+        if isinstance(agent, str):
+            agents.append(agent)
+        elif isinstance(agent, Mapping):
+            agents.append(agent.get(rid) or agent.get(str(run.path)) or label)
+        else:
+            agents.append(label)
+    return Results(runs, run_ids, agents, report)
+
+
+def load_tasks(path: PathLike):
+    """Read a τ²-bench tasks file (a JSON list of tasks) into ``(tasks, expected_actions)`` frames.
+
+    >>> tasks, actions = tauk.load_tasks("tasks/airline_tasks.json")  # doctest: +SKIP
+    """
+    from tauk.io.frames import tasks_from_list
+    from tauk.io.read import _raise
+
+    p = Path(path)
+    data = read_bytes(p)
+    try:
+        tasks = msgspec.json.decode(data, type=list[S.Task])
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise _raise(p, exc) from None
+    return tasks_from_list(tasks)

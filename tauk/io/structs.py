@@ -1,0 +1,273 @@
+"""msgspec structs that decode results files straight into typed objects.
+
+Unknown keys are skipped by the decoder (never an error), so every version and branch of the format decodes with
+the same structs. Two levels exist for speed: the *light* simulation skips message bodies (content, raw_data),
+which is all the ``runs`` and ``trials`` frames need; the *full* message is decoded only when messages or tool
+calls are asked for. Field types are deliberately lenient where real files deviate (numbers written as strings,
+tool calls written as a Python-repr string); the frame builders normalise and report them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import Raw, Struct
+
+Num = float | str | None
+IntLike = int | str | None
+NULL = Raw(b"null")  # a Raw field that is absent reads as JSON null
+ABSENT = Raw(b"")  # ... or as nothing, where presence itself matters
+
+
+class AgentInfo(Struct):
+    implementation: str | None = None
+    llm: str | None = None
+
+
+class EnvironmentInfo(Struct):
+    domain_name: str | None = None
+
+
+class Info(Struct):
+    git_commit: str | None = None
+    num_trials: IntLike = None
+    max_steps: IntLike = None
+    max_errors: IntLike = None
+    seed: IntLike = None
+    user_info: AgentInfo | None = None
+    agent_info: AgentInfo | None = None
+    environment_info: EnvironmentInfo | None = None
+
+
+# ---- tasks -------------------------------------------------------------------------------------------------------
+
+
+class Action(Struct):
+    name: str
+    action_id: str | None = None
+    requestor: str | None = None
+    arguments: dict[str, Any] | None = None
+    compare_args: list[str] | None = None
+
+
+class EvaluationCriteria(Struct):
+    actions: list[Action] | None = None
+    env_assertions: list[Raw] | None = None
+    communicate_info: list[str] | None = None
+    nl_assertions: list[str] | None = None
+    reward_basis: list[str] | None = None
+
+
+class Task(Struct):
+    id: str | int
+    description: Raw = NULL
+    evaluation_criteria: EvaluationCriteria | None = None
+
+
+# ---- reward info -------------------------------------------------------------------------------------------------
+
+
+class DBCheck(Struct):
+    db_match: bool | None = None
+    db_reward: float | None = None
+
+
+class EnvAssertionCheck(Struct):
+    met: bool | None = None
+    reward: float | None = None
+
+
+class ActionCheck(Struct):
+    action_match: bool | None = None
+    action_reward: float | None = None
+
+
+class MetCheck(Struct):
+    met: bool | None = None
+
+
+class RewardInfo(Struct):
+    reward: float | None = None
+    db_check: DBCheck | None = None
+    env_assertions: list[EnvAssertionCheck] | None = None
+    action_checks: list[ActionCheck] | None = None
+    nl_assertions: list[MetCheck] | None = None
+    communicate_checks: list[MetCheck] | None = None
+    reward_basis: list[str] | None = None
+    reward_breakdown: dict[str, float | None] | None = None
+
+
+# ---- messages ----------------------------------------------------------------------------------------------------
+
+
+class LightMessage(Struct):
+    """Only what the trials frame counts."""
+
+    role: str | None = None
+    tool_calls: list[Raw] | str | None = None
+
+
+class ToolCall(Struct):
+    name: str
+    id: str | None = None
+    arguments: dict[str, Any] | str | None = None
+    requestor: str | None = None
+
+
+class Message(Struct):
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[ToolCall] | str | None = None
+    turn_idx: IntLike = None
+    timestamp: str | None = None
+    cost: Num = None
+    usage: Raw = NULL
+    raw_data: Raw = NULL
+    id: str | None = None
+    requestor: str | None = None
+    error: bool | str | None = None
+
+
+# ---- simulations -------------------------------------------------------------------------------------------------
+
+
+class LightSimulation(Struct):
+    id: str | int
+    task_id: str | int
+    termination_reason: str | None = None
+    trial: IntLike = None
+    seed: IntLike = None
+    start_time: str | None = None
+    end_time: str | None = None
+    duration: Num = None
+    agent_cost: Num = None
+    user_cost: Num = None
+    mode: str | None = None
+    reward_info: RewardInfo | None = None
+    messages: list[LightMessage] | None = None
+
+
+class FullSimulation(Struct):
+    id: str | int
+    messages: list[Message] | None = None
+
+
+class LightResults(Struct):
+    timestamp: str | None = None
+    info: Info | None = None
+    tasks: list[Task] | None = None
+    simulations: list[LightSimulation] | None = None
+    simulation_index: Raw = ABSENT
+    format_version: str | int | None = None
+    # custom wrappers (nonconformant): {domain, agent, model, total_tasks, passed, pass_rate, simulations}
+    domain: str | None = None
+    agent: str | None = None
+    model: str | None = None
+
+
+class RawResults(Struct):
+    """Top level with simulations left undecoded: the fallback that localises errors per simulation."""
+
+    timestamp: str | None = None
+    info: Info | None = None
+    tasks: list[Task] | None = None
+    simulations: list[Raw] | None = None
+    simulation_index: Raw = ABSENT
+    format_version: str | int | None = None
+    domain: str | None = None
+    agent: str | None = None
+    model: str | None = None
+
+
+class FullResults(Struct):
+    simulations: list[FullSimulation] | None = None
+
+
+class FullRawResults(Struct):
+    simulations: list[Raw] | None = None
+
+
+class DirectoryResults(Struct):
+    """``results.json`` of the directory format (no simulations)."""
+
+    timestamp: str | None = None
+    info: Info | None = None
+    tasks: list[Task] | None = None
+    simulation_index: list[Raw] | dict[str, Any] | None = None
+    format_version: str | int | None = None
+
+
+# ---- τ-bench (v1) ------------------------------------------------------------------------------------------------
+
+
+class TBAction(Struct):
+    name: str
+    kwargs: dict[str, Any] | None = None
+
+
+class TBTask(Struct):
+    user_id: str | None = None
+    actions: list[TBAction] | None = None
+    instruction: str | None = None
+    outputs: list[str] | None = None
+
+
+class TBRewardInner(Struct):
+    r_actions: float | None = None
+    r_outputs: float | None = None
+
+
+class TBRewardInfo(Struct):
+    reward: float | None = None
+    info: TBRewardInner | None = None
+
+
+class TBInfo(Struct):
+    task: TBTask | None = None
+    source: str | None = None
+    user_cost: float | None = None
+    reward_info: TBRewardInfo | None = None
+
+
+class TBFunction(Struct):
+    name: str
+    arguments: str | dict[str, Any] | None = None
+
+
+class TBToolCall(Struct):
+    function: TBFunction
+    id: str | None = None
+
+
+class TBMessage(Struct):
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[TBToolCall] | None = None
+    tool_call_id: str | None = None
+
+
+class TBLightRecord(Struct):
+    task_id: int | str
+    reward: float | None = None
+    trial: IntLike = None
+    info: TBInfo | None = None
+    traj: list[LightMessage] | None = None
+
+
+class TBFullRecord(Struct):
+    task_id: int | str
+    trial: IntLike = None
+    traj: list[TBMessage] | None = None
+
+
+class _Peek(Struct):
+    """Which keys a dict-shaped file has (values skipped; an absent key stays empty)."""
+
+    info: Raw = ABSENT
+    simulations: Raw = ABSENT
+    tasks: Raw = ABSENT
+
+
+def decoder(tp: Any) -> msgspec.json.Decoder:
+    return msgspec.json.Decoder(tp)

@@ -1,0 +1,93 @@
+"""``Results``: the frames of a load, built lazily and cached."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from functools import cached_property
+
+import polars as pl
+
+from tauk.errors import LoadReport
+from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
+from tauk.io.read import RunData
+
+
+class Results:
+    """Loaded trial logs as tidy Polars frames, all joinable on their keys.
+
+    Frames: ``runs`` (one row per file), ``trials`` (per simulation), ``messages``, ``tool_calls``, ``tasks``,
+    ``expected_actions``. ``runs`` and ``trials`` never materialise message bodies; ``messages`` and
+    ``tool_calls`` are decoded on first access. ``report`` counts what a non-strict load skipped.
+
+    >>> res = tauk.load("data/")                                       # doctest: +SKIP
+    >>> res.trials.join(res.runs, on="run_id").select("agent", "reward")  # doctest: +SKIP
+    """
+
+    def __init__(self, runs: Sequence[RunData], run_ids: Sequence[str], agents: Sequence[str | None],
+                 report: LoadReport):  # fmt: skip
+        self._runs = list(runs)
+        self._run_ids = list(run_ids)
+        self._agents = [run_agent(r, a) for r, a in zip(self._runs, agents)]
+        self.report = report
+
+    # -- frames ---------------------------------------------------------------------------------------------
+    @cached_property
+    def runs(self) -> pl.DataFrame:
+        """One row per results file: run_id, source, format, agent, domain, num_trials, counts, ..."""
+        return build_runs(self._runs, self._run_ids, self._agents)
+
+    @cached_property
+    def trials(self) -> pl.DataFrame:
+        """One row per simulation, with the recorded reward and components."""
+        runs = self.runs
+        return build_trials(
+            self._runs, self._run_ids, self._agents, runs["user_model"].to_list(), runs["num_trials"].to_list()
+        )
+
+    @cached_property
+    def _tasks_pair(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        return build_tasks(self._runs, self._run_ids)
+
+    @property
+    def tasks(self) -> pl.DataFrame:
+        """One row per (run, task definition embedded in the file)."""
+        return self._tasks_pair[0]
+
+    @property
+    def expected_actions(self) -> pl.DataFrame:
+        """One row per gold action of each task."""
+        return self._tasks_pair[1]
+
+    @cached_property
+    def _messages_pair(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        return build_messages(self._runs, self._run_ids, self.report, progress=len(self._runs) > 8)
+
+    @property
+    def messages(self) -> pl.DataFrame:
+        """One row per message (decoded from the files on first use)."""
+        return self._messages_pair[0]
+
+    @property
+    def tool_calls(self) -> pl.DataFrame:
+        """One row per tool call, with its result and error flag."""
+        return self._messages_pair[1]
+
+    # -- conveniences ---------------------------------------------------------------------------------------
+    @property
+    def run_ids(self) -> list[str]:
+        return list(self._run_ids)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def __repr__(self) -> str:
+        n_sims = sum(len(r.simulations) or len(r.tb_records) for r in self._runs)
+        agents = sorted({a for a in self._agents if a})
+        s = f"Results({len(self._runs)} run(s), {n_sims} simulation(s), agents={agents})"
+        if not self.report.ok:
+            s += f"\n{self.report}"
+        return s
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(repr(self)) + "</pre>" + self.runs._repr_html_()
