@@ -1,0 +1,18 @@
+"""Statistics on the trials frame: upstream metrics, pass^k / pass@k with task-level uncertainty, comparisons, power.
+
+No plotting here (see ``tauk.plot``); every result is an immutable object with ``.to_frame()`` and ``.summary()``.
+"""
+
+from ._table import SummaryTable
+from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
+from .summary import Summary, summarize
+
+__all__ = [
+    "PassKResult",
+    "Summary",
+    "SummaryTable",
+    "pass_at_k",
+    "pass_hat_k",
+    "per_task",
+    "summarize",
+]

@@ -1,0 +1,223 @@
+"""Per-task counts (n, c) and the unbiased per-task estimators Û_k = C(c,k)/C(n,k) (SPEC §3–4).
+
+Everything here works on the ``trials`` frame of ARCHITECTURE.md. Conventions:
+
+* success = ``1 - 1e-6 <= reward <= 1 + 1e-6``; a null reward is a failure (and is left out of avg_reward).
+* ``infra="drop"`` removes ``termination_reason == "infrastructure_error"`` simulations before every metric;
+  ``infra="fail"`` keeps them as failed trials. The count is always reported.
+* A task is identified by ``("domain", "task_id")`` within a group, so a label spanning several domains does not
+  merge unrelated tasks that happen to share an id.
+* τ-bench runs (``format == "taubench"``) divide by C(N, k), N = distinct trial indices in the run (missing trials are
+  failures), exactly as ``tau-bench``'s ``display_metrics`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import polars as pl
+from scipy.special import comb
+
+from tauk.errors import TaukError
+
+__all__ = [
+    "SUCCESS_TOL",
+    "TASK_KEY",
+    "GroupTasks",
+    "u_hat",
+    "u_hat_at",
+    "task_groups",
+    "normalize_by",
+    "normalize_k",
+    "prepare_trials",
+]
+
+SUCCESS_TOL = 1e-6
+TASK_KEY: tuple[str, ...] = ("domain", "task_id")
+INFRA_REASON = "infrastructure_error"
+_REQUIRED = ("run_id", "task_id", "reward")
+
+
+def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    if by is None:
+        return ()
+    if isinstance(by, str):
+        return (by,)
+    return tuple(by)
+
+
+def normalize_k(k: int | Iterable[int] | None) -> tuple[int, ...] | None:
+    if k is None:
+        return None
+    ks = (int(k),) if isinstance(k, int | np.integer) else tuple(sorted({int(x) for x in k}))
+    if not ks or min(ks) < 1:
+        raise TaukError(f"k must be positive integers, got {k!r}")
+    return ks
+
+
+@lru_cache(maxsize=65536)
+def _u_exact(n: int, c: int, k: int) -> float:
+    """C(c,k)/C(n,k) with exact integer arithmetic, correctly rounded to float64 (NaN when k > n)."""
+    if k > n or n <= 0:
+        return float("nan")
+    if c < k:
+        return 0.0
+    return int(comb(c, k, exact=True)) / int(comb(n, k, exact=True))
+
+
+def u_hat(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """Vectorised Û_k = C(c,k)/C(n,k) per task (NaN where n < k); exact on every distinct (n, c) pair."""
+    n = np.asarray(n, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    if n.size == 0:
+        return np.empty(0, dtype=np.float64)
+    pairs, inverse = np.unique(np.stack([n, c], axis=1), axis=0, return_inverse=True)
+    vals = np.array([_u_exact(int(a), int(b), k) for a, b in pairs], dtype=np.float64)
+    return vals[np.asarray(inverse).reshape(-1)]
+
+
+def u_hat_at(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """Per-task unbiased pass@k estimate 1 − C(n−c,k)/C(n,k) (NaN where n < k)."""
+    n = np.asarray(n, dtype=np.int64)
+    return 1.0 - u_hat(n, n - np.asarray(c, dtype=np.int64), k)
+
+
+def prepare_trials(trials: pl.DataFrame, infra: str) -> pl.DataFrame:
+    """Add ``_infra``, ``_success`` and ``_den`` (the τ-bench per-run N, else null); apply the infra convention.
+
+    Returns *all* rows with a boolean ``_kept`` column (so callers can count dropped tasks and infra errors).
+    """
+    if infra not in ("drop", "fail"):
+        raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")
+    if not isinstance(trials, pl.DataFrame):
+        raise TaukError(f"expected a Polars trials DataFrame, got {type(trials).__name__}")
+    missing = [c for c in _REQUIRED if c not in trials.columns]
+    if missing:
+        raise TaukError(f"trials frame lacks column(s) {missing}; see ARCHITECTURE.md (trials frame)")
+    df = trials
+    defaults = {
+        "domain": pl.lit(None, dtype=pl.String),
+        "format": pl.lit("tau2"),
+        "trial": pl.lit(None, dtype=pl.Int64),
+        "num_trials": pl.lit(None, dtype=pl.Int64),
+        "agent": pl.lit(None, dtype=pl.String),
+        "agent_cost": pl.lit(None, dtype=pl.Float64),
+    }
+    df = df.with_columns([expr.alias(name) for name, expr in defaults.items() if name not in df.columns])
+    if "termination_reason" in df.columns:
+        infra_expr = (pl.col("termination_reason") == INFRA_REASON).fill_null(False)
+    elif "is_infra_error" in df.columns:
+        infra_expr = pl.col("is_infra_error").fill_null(False)
+    else:
+        infra_expr = pl.lit(False)
+    lo, hi = 1.0 - SUCCESS_TOL, 1.0 + SUCCESS_TOL
+    df = df.with_columns(
+        pl.col("task_id").cast(pl.String),
+        pl.col("reward").cast(pl.Float64),
+        pl.col("agent_cost").cast(pl.Float64),
+        infra_expr.alias("_infra"),
+    )
+    df = df.with_columns(
+        (pl.col("reward").is_between(lo, hi).fill_null(False) & ~pl.col("_infra")).alias("_success"),
+        (~pl.col("_infra") if infra == "drop" else pl.lit(True)).alias("_kept"),
+        # τ-bench: N = number of distinct trial indices in the run (over all of the run's rows)
+        pl.when(pl.col("format") == "taubench")
+        .then(pl.col("trial").drop_nulls().n_unique().over("run_id"))
+        .otherwise(None)
+        .cast(pl.Int64)
+        .alias("_den"),
+    )
+    return df
+
+
+@dataclass(frozen=True)
+class GroupTasks:
+    """One group's per-task counts, tasks sorted by (domain, task_id)."""
+
+    key: tuple  # values of the `by` columns
+    domain: np.ndarray  # object array (may hold None)
+    task_id: np.ndarray  # object array of str
+    n: np.ndarray  # int64: denominators (kept trials, or τ-bench N per contributing run)
+    c: np.ndarray  # int64: successes
+    n_trials: np.ndarray  # int64: kept trials actually present
+    num_trials: int | None  # min of the runs' info.num_trials (None if unknown)
+    n_tasks_no_kept: int  # tasks seen in the group whose every trial was dropped
+
+    @property
+    def T(self) -> int:
+        return int(self.n.size)
+
+    def default_ks(self) -> tuple[int, ...]:
+        """k = 1 … min(num_trials, min_t n_t) (SPEC §3); empty when there are no tasks."""
+        if self.T == 0:
+            return ()
+        kmax = int(self.n.min())
+        if self.num_trials is not None:
+            kmax = min(kmax, int(self.num_trials))
+        return tuple(range(1, kmax + 1))
+
+
+def _group_col(by: tuple[str, ...]) -> tuple[list[str], pl.Expr | None]:
+    if by:
+        return list(by), None
+    return ["__all__"], pl.lit(0).alias("__all__")
+
+
+def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]:
+    """Per-group, per-task (n, c) from a frame returned by :func:`prepare_trials`."""
+    for col in by:
+        if col not in prepared.columns:
+            raise TaukError(f"cannot group by {col!r}: not a column of the trials frame")
+    keys, extra = _group_col(by)
+    df = prepared.with_columns(extra) if extra is not None else prepared
+    tkeys = [c for c in TASK_KEY if c not in keys]
+    all_keys = keys + tkeys
+    per_run = df.group_by(all_keys + ([] if "run_id" in all_keys else ["run_id"])).agg(
+        pl.col("_kept").sum().cast(pl.Int64).alias("_nk"),
+        (pl.col("_success") & pl.col("_kept")).sum().cast(pl.Int64).alias("_c"),
+        pl.col("_den").first().alias("_den"),
+        pl.col("num_trials").min().alias("_nt"),
+    )
+    per_run = per_run.with_columns(
+        pl.when(pl.col("_den").is_not_null() & (pl.col("_nk") > 0))
+        .then(pl.col("_den"))
+        .otherwise(pl.col("_nk"))
+        .alias("_n")
+    )
+    per_task = per_run.group_by(all_keys).agg(
+        pl.col("_n").sum().alias("n"),
+        pl.col("_c").sum().alias("c"),
+        pl.col("_nk").sum().alias("n_trials"),
+        pl.col("_nt").min().alias("_nt"),
+    )
+    per_task = per_task.sort([*keys, *tkeys], nulls_last=True)
+    out: list[GroupTasks] = []
+    for key, part in per_task.group_by(keys, maintain_order=True):
+        kept = part.filter(pl.col("n_trials") > 0)
+        nt = part["_nt"].min()
+        out.append(
+            GroupTasks(
+                key=tuple(key) if by else (),
+                domain=np.array(
+                    kept["domain"].to_list() if "domain" in kept.columns else [None] * kept.height, dtype=object
+                ),
+                task_id=np.array(kept["task_id"].to_list(), dtype=object),
+                n=kept["n"].to_numpy().astype(np.int64),
+                c=kept["c"].to_numpy().astype(np.int64),
+                n_trials=kept["n_trials"].to_numpy().astype(np.int64),
+                num_trials=None if nt is None else int(nt),
+                n_tasks_no_kept=part.height - kept.height,
+            )
+        )
+    return out
+
+
+def group_keys_frame(by: tuple[str, ...], keys: list[tuple], schema: pl.Schema | None = None) -> pl.DataFrame:
+    """A frame of the group-key columns (one row per group), keeping the source dtypes when given."""
+    data = {col: [k[i] for k in keys] for i, col in enumerate(by)}
+    if schema is not None:
+        return pl.DataFrame(data, schema={c: schema[c] for c in by})
+    return pl.DataFrame(data)

@@ -1,0 +1,210 @@
+"""Upstream metrics per group (τ²-bench ``compute_metrics`` / τ-bench ``display_metrics``), plus uncertainty."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from ._core import normalize_by, normalize_k, prepare_trials, task_groups
+from ._table import SummaryTable
+from .passk import (
+    ESTIMATE_FIELDS,
+    LONG_SCHEMA,
+    _check_ci,
+    _ci_note,
+    _resolve_ks,
+    as_trials,
+    estimate_group,
+    long_frame,
+)
+
+__all__ = ["Summary", "summarize"]
+
+GROUP_SCHEMA = {
+    "agent": pl.String,
+    "domain": pl.String,
+    "n_simulations": pl.Int64,
+    "n_tasks": pl.Int64,
+    "n_tasks_no_kept": pl.Int64,
+    "infra_error_count": pl.Int64,
+    "avg_reward": pl.Float64,
+    "avg_agent_cost": pl.Float64,
+}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Per-group upstream metrics.
+
+    ``groups``: one row per group — group keys, agent, domain (the group's unique value, null if mixed),
+    n_simulations (kept), n_tasks (with ≥ 1 kept trial), n_tasks_no_kept (tasks every trial of which was dropped),
+    infra_error_count (always, whatever ``infra``), avg_reward (mean non-null reward over kept simulations),
+    avg_agent_cost (mean non-null agent_cost; null if none).
+    ``pass_hat_k``: long frame — group keys, k, n_tasks, n_tasks_excluded, estimate, se_tasks, se_rerun, ci_low,
+    ci_high, rerun_ci_low, rerun_ci_high.
+    """
+
+    by: tuple[str, ...]
+    infra: str
+    ci: float | None
+    method: str
+    resamples: int
+    seed: int | None
+    groups: pl.DataFrame
+    pass_hat_k: pl.DataFrame
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …}."""
+        fields = [c for c in LONG_SCHEMA]
+        if not self.by:
+            nested = self.pass_hat_k.select(pl.struct(fields).implode().alias("pass_hat_k"))
+            if self.groups.height == 0:
+                return self.groups.with_columns(pl.lit(None).alias("pass_hat_k"))
+            return pl.concat([self.groups, nested], how="horizontal")
+        nested = self.pass_hat_k.group_by(list(self.by), maintain_order=True).agg(
+            pl.struct(fields).alias("pass_hat_k")
+        )
+        return self.groups.join(nested, on=list(self.by), how="left", nulls_equal=True, maintain_order="left")
+
+    def long(self) -> pl.DataFrame:
+        """pass^k in long form joined to the group columns."""
+        if not self.by:
+            return self.pass_hat_k
+        return self.groups.join(self.pass_hat_k, on=list(self.by), how="inner", nulls_equal=True, maintain_order="left")
+
+    def records(self) -> list[dict[str, Any]]:
+        """JSON-ready dicts (``tauk summary --format json``): group keys, group metrics and
+        ``pass_hat_k: {"1": {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun"}, …}`` (null where undefined)."""
+        by = list(self.by)
+        per: dict[tuple, dict[str, Any]] = {}
+        for r in self.pass_hat_k.iter_rows(named=True):
+            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r[f] for f in ESTIMATE_FIELDS}
+        out = []
+        for g in self.groups.iter_rows(named=True):
+            rec = dict(g)
+            rec["pass_hat_k"] = per.get(tuple(g[c] for c in by), {})
+            out.append(rec)
+        return out
+
+    def summary(self) -> SummaryTable:
+        ks = sorted(set(self.pass_hat_k["k"].to_list())) if self.pass_hat_k.height else []
+        labels = [c for c in ("agent", "domain") if c not in self.by]
+        cols = [*self.by, *labels, "sims", "tasks", "infra", "avg_reward", "avg_cost"] + [f"pass^{k}" for k in ks]
+        recs = self.records()
+        rows = []
+        for r in recs:
+            cells: list[Any] = [r[c] for c in self.by]
+            cells += [r[c] for c in labels]
+            cells += [r["n_simulations"], r["n_tasks"], r["infra_error_count"], r["avg_reward"], r["avg_agent_cost"]]
+            for k in ks:
+                v = r["pass_hat_k"].get(str(k))
+                if v is None or v["estimate"] is None:
+                    cells.append(None)
+                elif v["ci_low"] is not None:
+                    cells.append(f"{v['estimate']:.4f} [{v['ci_low']:.4f}, {v['ci_high']:.4f}]")
+                else:
+                    se = "" if v["se_tasks"] is None else f" ± {v['se_tasks']:.4f}"
+                    cells.append(f"{v['estimate']:.4f}{se}")
+            rows.append(cells)
+        notes = [
+            f"infrastructure errors: {'dropped before every metric' if self.infra == 'drop' else 'counted as failed trials'}",
+            _ci_note(self.ci, self.method, self.resamples, self.seed) + ("" if self.ci is not None else " (± is se_tasks)"),
+        ]
+        nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
+        if nk:
+            notes.append(f"{nk} task(s) had no kept trial and were left out")
+        return SummaryTable.build("pass^k summary", cols, rows, notes)
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    def __str__(self) -> str:
+        return str(self.summary())
+
+
+def _unique_or_null(col: str) -> pl.Expr:
+    return pl.when(pl.col(col).n_unique() == 1).then(pl.col(col).first()).otherwise(None).alias(col)
+
+
+def summarize(
+    trials: Any,
+    by: str | Sequence[str] | None = ("run_id",),
+    infra: str = "drop",
+    k: int | Iterable[int] | None = None,
+    ci: float | None = None,
+    method: str = "bca",
+    resamples: int = 9999,
+    seed: int | None = 0,
+    progress: bool | None = None,
+) -> Summary:
+    """The upstream metrics per group (SPEC §3), plus se_tasks / se_rerun and, when ``ci`` is a level, an interval.
+
+    ``trials`` is a trials frame or a :class:`tauk.Results`; with a Results and ``by=("run_id",)`` runs without any
+    simulation are reported too (n_simulations 0, metrics null). Point estimates equal the upstream code's.
+    """
+    by_t = normalize_by(by)
+    _check_ci(ci, method, resamples)
+    ks = normalize_k(k)
+    raw = as_trials(trials)
+    df = prepare_trials(raw, infra)
+    groups = task_groups(df, by_t)
+    gkeys = by_t or ("__all__",)
+    gdf = df if by_t else df.with_columns(pl.lit(0).alias("__all__"))
+    kept = pl.col("_kept")
+    label_cols = [c for c in ("agent", "domain") if c not in by_t]
+    meta = gdf.group_by(list(gkeys)).agg(
+        *[_unique_or_null(c) for c in label_cols],
+        kept.sum().cast(pl.Int64).alias("n_simulations"),
+        pl.col("_infra").sum().cast(pl.Int64).alias("infra_error_count"),
+        pl.col("reward").filter(kept).mean().alias("avg_reward"),
+        pl.col("agent_cost").filter(kept).mean().alias("avg_agent_cost"),
+    )
+    meta_rows = {tuple(r[c] for c in gkeys) if by_t else (): r for r in meta.iter_rows(named=True)}
+    keyed = []
+    grows: dict[str, list] = {c: [] for c in by_t}
+    gschema = {c: t for c, t in GROUP_SCHEMA.items() if c not in by_t}
+    grows.update({c: [] for c in gschema})
+    for g in groups:
+        rows = estimate_group(g, _resolve_ks(g, ks), "pass^k", ci, method, resamples, seed, progress)
+        keyed.append((g.key, rows))
+        m = meta_rows[g.key]
+        for i, c in enumerate(by_t):
+            grows[c].append(g.key[i])
+        for c in (*label_cols, "n_simulations", "infra_error_count", "avg_reward", "avg_agent_cost"):
+            grows[c].append(m[c])
+        grows["n_tasks"].append(g.T)
+        grows["n_tasks_no_kept"].append(g.n_tasks_no_kept)
+    schema = {c: df.schema[c] for c in by_t}
+    schema.update(gschema)
+    gframe = pl.DataFrame(grows, schema=schema)
+    runs = getattr(trials, "runs", None)
+    if by_t == ("run_id",) and isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
+        gframe = _add_empty_runs(gframe, runs)
+    return Summary(by_t, infra, ci, method.lower(), resamples, seed, gframe, long_frame(by_t, df.schema, keyed))
+
+
+def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    seen = set(gframe["run_id"].to_list())
+    missing = runs.filter(~pl.col("run_id").is_in(list(seen)))
+    if missing.height == 0:
+        return gframe
+    extra = pl.DataFrame(
+        {
+            "run_id": missing["run_id"].to_list(),
+            "agent": missing["agent"].to_list() if "agent" in missing.columns else [None] * missing.height,
+            "domain": missing["domain"].to_list() if "domain" in missing.columns else [None] * missing.height,
+            "n_simulations": [0] * missing.height,
+            "n_tasks": [0] * missing.height,
+            "n_tasks_no_kept": [0] * missing.height,
+            "infra_error_count": [0] * missing.height,
+            "avg_reward": [None] * missing.height,
+            "avg_agent_cost": [None] * missing.height,
+        },
+        schema=gframe.schema,
+    )
+    order = {r: i for i, r in enumerate(runs["run_id"].to_list())}
+    out = pl.concat([gframe, extra])
+    return out.with_columns(pl.col("run_id").replace_strict(order, default=len(order)).alias("_o")).sort("_o").drop("_o")
