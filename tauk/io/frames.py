@@ -457,7 +457,7 @@ def build_messages(
         it = tqdm(list(it), desc="messages", unit="file")
     for run, rid in it:
         if run.format == "taubench":
-            _taubench_messages(m, t, run, rid)
+            _taubench_messages(m, t, run, rid, report)
             continue
         repair_none = run.stringified_tool_calls
         for sid, messages in _full_simulations(run, report):
@@ -511,10 +511,20 @@ def _err(v: Any) -> bool | None:
     return str(v).strip().lower() in ("true", "1", "yes")
 
 
-def _taubench_messages(m, t, run: RunData, rid: str) -> None:
-    recs = _TB_FULL.decode(read_bytes(run.path))
+def _taubench_messages(m, t, run: RunData, rid: str, report: LoadReport) -> None:
+    data = read_bytes(run.path)
+    try:
+        recs = _TB_FULL.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        recs = _TB_FULL_RAW.decode(data)
     for pos in run.sim_sources:
         r = recs[pos]
+        if isinstance(r, msgspec.Raw):
+            try:
+                r = _TB_FULL_REC.decode(r)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                report.add(str(run.path), f"$[{pos}].traj", "invalid_messages", f"{exc}; messages skipped", skipped=1)
+                continue
         sid = taubench_simulation_id(r.task_id, r.trial, pos)
         traj = r.traj or []
         results = {msg.tool_call_id: msg.content for msg in traj if msg.role == "tool" and msg.tool_call_id}

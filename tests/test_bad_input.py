@@ -1,0 +1,223 @@
+"""Bad input: one exception type naming file, place and problem; non-strict loads count what they skip."""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tauk
+from tauk.errors import LoadError
+
+SMALL_TAU2 = "tau2/v0.2_gpt-4.1-mini_mock_1sim.json"
+MULTI_TAU2 = "tau2/v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json"
+TAUBENCH = "taubench/gpt-4o_airline_4trials.json"
+
+
+def _write(tmp_path: Path, name: str, obj) -> Path:
+    p = tmp_path / name
+    p.write_bytes(obj if isinstance(obj, bytes) else orjson.dumps(obj))
+    return p
+
+
+@pytest.fixture(scope="module")
+def multi(shared_data):
+    return json.loads((shared_data / MULTI_TAU2).read_text())
+
+
+def test_invalid_json_names_offset(tmp_path):
+    p = _write(tmp_path, "bad.json", b'{"info": {"num_trials": 1,, }')
+    with pytest.raises(LoadError) as e:
+        tauk.load(p)
+    assert e.value.path == str(p) and e.value.location.startswith("byte ")
+    assert "bad.json" in str(e.value)
+
+
+def test_truncated_file(tmp_path, shared_data):
+    data = (shared_data / MULTI_TAU2).read_bytes()
+    p = _write(tmp_path, "trunc.json", data[: len(data) // 2])
+    with pytest.raises(LoadError, match="trunc.json") as e:
+        tauk.load(p)
+    assert e.value.location is not None and "truncated" in e.value.message.lower()
+
+
+@pytest.mark.parametrize("payload", [b'"a string"', b"42", b"null", b"   "])
+def test_wrong_top_level_type(tmp_path, payload):
+    p = _write(tmp_path, "top.json", payload)
+    with pytest.raises(LoadError) as e:
+        tauk.load(p)
+    assert e.value.location == "byte 0"
+
+
+def test_missing_required_field(tmp_path, multi):
+    doc = copy.deepcopy(multi)
+    del doc["simulations"][3]["task_id"]
+    p = _write(tmp_path, "missing.json", doc)
+    with pytest.raises(LoadError) as e:
+        tauk.load(p)
+    assert e.value.location == "$.simulations[3]" and "task_id" in e.value.message
+
+
+def test_wrong_type_names_json_path(tmp_path, multi):
+    doc = copy.deepcopy(multi)
+    doc["simulations"][7]["reward_info"]["reward"] = "high"
+    p = _write(tmp_path, "types.json", doc)
+    with pytest.raises(LoadError) as e:
+        tauk.load(p)
+    assert e.value.location == "$.simulations[7].reward_info.reward"
+
+
+def test_non_strict_skips_bad_simulation_and_reports(tmp_path, multi):
+    doc = copy.deepcopy(multi)
+    doc["simulations"][7]["reward_info"]["reward"] = "high"
+    p = _write(tmp_path, "types.json", doc)
+    with pytest.warns(tauk.LoadWarning):
+        res = tauk.load(p, strict=False)
+    assert res.trials.height == len(doc["simulations"]) - 1
+    assert res.report.counts() == {"invalid_simulation": 1}
+    assert res.report.issues[0].location == "$.simulations[7].reward_info.reward"
+
+
+def test_duplicate_simulation_ids(tmp_path, multi):
+    doc = copy.deepcopy(multi)
+    doc["simulations"][5]["id"] = doc["simulations"][2]["id"]
+    p = _write(tmp_path, "dup.json", doc)
+    with pytest.raises(LoadError, match="duplicate simulation id") as e:
+        tauk.load(p)
+    assert e.value.location == "$.simulations[5].id"
+    with pytest.warns(tauk.LoadWarning):
+        res = tauk.load(p, strict=False)
+    assert res.trials.height == len(doc["simulations"]) - 1
+    assert res.report.counts() == {"duplicate_simulation_id": 1}
+
+
+def test_directory_index_disagrees(tmp_path, multi):
+    run = tmp_path / "run"
+    (run / "simulations").mkdir(parents=True)
+    sims = multi["simulations"][:3]
+    top = {k: v for k, v in multi.items() if k != "simulations"}
+    top["simulation_index"] = [{"id": s["id"]} for s in sims] + [{"id": "ghost"}]
+    (run / "results.json").write_bytes(orjson.dumps(top))
+    for s in sims:
+        (run / "simulations" / f"{s['id']}.json").write_bytes(orjson.dumps(s))
+    with pytest.raises(LoadError, match="simulation_index disagrees") as e:
+        tauk.load(run)
+    assert e.value.location == "$.simulation_index"
+    top["simulation_index"] = [{"id": s["id"]} for s in sims]
+    (run / "results.json").write_bytes(orjson.dumps(top))
+    assert tauk.load(run).trials.height == 3
+
+
+def test_stringified_tool_calls_parsed_never_evaluated(tmp_path, multi):
+    doc = copy.deepcopy(multi)
+    sim = doc["simulations"][0]
+    n_calls = 0
+    for m in sim["messages"]:
+        m["turn_idx"] = str(m.get("turn_idx"))
+        if m.get("tool_calls"):
+            n_calls += len(m["tool_calls"])
+            m["tool_calls"] = repr(m["tool_calls"]).replace("None", "None")  # Python repr: True/None/quotes
+        else:
+            m["tool_calls"] = "None"
+    marker = tmp_path / "pwned"
+    sim["messages"][1]["tool_calls"] = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    p = _write(tmp_path, "repr.json", doc)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        res = tauk.load(p)
+        calls = res.tool_calls.filter(res.tool_calls["simulation_id"] == sim["id"])
+    assert not marker.exists()
+    assert any(issubclass(x.category, tauk.LoadWarning) for x in w)
+    assert calls.height == n_calls and calls["parsed_from_string"].all()
+    assert res.report.counts().get("unparsable_tool_calls") == 1
+    msgs = res.messages.filter(res.messages["simulation_id"] == sim["id"])
+    assert msgs["turn_idx"].null_count() < msgs.height
+
+
+# ---- property-based: mutate real files, expect success or LoadError, never anything else --------------------
+
+
+def _paths(obj, prefix=(), depth=0):
+    yield prefix
+    if depth > 6:
+        return
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, prefix + (k,), depth + 1)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj[:3]):
+            yield from _paths(v, prefix + (i,), depth + 1)
+
+
+def _get(obj, path):
+    for p in path:
+        obj = obj[p]
+    return obj
+
+
+REPLACEMENTS = [None, "x", 7, 1.5, True, [], {}, ["a", 1], {"k": None}]
+
+
+def _mutations(doc):
+    paths = [p for p in _paths(doc) if p]
+    return st.one_of(
+        st.tuples(st.just("drop"), st.sampled_from(paths)),
+        st.tuples(st.just("retype"), st.sampled_from(paths), st.sampled_from(REPLACEMENTS)),
+        st.tuples(st.just("truncate"), st.floats(0.0, 1.0)),
+        st.tuples(st.just("duplicate"), st.just(None)),
+    )
+
+
+def _apply(doc, mutation):
+    kind = mutation[0]
+    data = copy.deepcopy(doc)
+    if kind == "drop":
+        parent = _get(data, mutation[1][:-1])
+        del parent[mutation[1][-1]]
+    elif kind == "retype":
+        parent = _get(data, mutation[1][:-1])
+        parent[mutation[1][-1]] = mutation[2]
+    elif kind == "duplicate":
+        if isinstance(data, list):
+            data.append(copy.deepcopy(data[0]))
+        else:
+            data["simulations"].append(copy.deepcopy(data["simulations"][0]))
+    raw = orjson.dumps(data)
+    if kind == "truncate":
+        raw = raw[: int(len(raw) * mutation[1])]
+    return raw
+
+
+def _exercise(path: Path, strict: bool):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = tauk.load(path, strict=strict)
+            for frame in ("runs", "trials", "tasks", "expected_actions", "messages", "tool_calls"):
+                getattr(res, frame)
+    except LoadError as exc:
+        assert str(path) in str(exc)
+        assert exc.message
+
+
+def _small_docs(shared_data):
+    tau2 = json.loads((shared_data / SMALL_TAU2).read_text())
+    tb = json.loads((shared_data / TAUBENCH).read_text())[:3]
+    return tau2, tb
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), strict=st.booleans(), which=st.sampled_from(["tau2", "taubench"]))
+def test_mutated_real_files_fail_cleanly(tmp_path, shared_data, data, strict, which):
+    tau2, tb = _small_docs(shared_data)
+    doc = tau2 if which == "tau2" else tb
+    mutation = data.draw(_mutations(doc))
+    p = tmp_path / "mutant.json"
+    p.write_bytes(_apply(doc, mutation))
+    _exercise(p, strict)
