@@ -1,0 +1,3 @@
+from tauk.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""`tauk summary` matches EXPECTED.json (upstream rules) on every shared results file, both infra conventions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tauk.cli import main
+
+REQUIRED_KEYS = {"run", "agent", "domain", "n_simulations", "n_tasks", "infra_error_count", "avg_reward",
+                 "avg_agent_cost", "pass_hat_k"}  # fmt: skip
+
+
+def _summary_json(capsys, *args) -> list[dict]:
+    assert main(["summary", *args, "--format", "json", "--quiet"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _close(a, b, tol=1e-9):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= tol
+
+
+@pytest.mark.parametrize("infra", ["drop", "fail"])
+def test_parity_with_expected(capsys, shared_data, expected, infra):
+    paths = [str(shared_data / rel) for rel in expected]
+    recs = _summary_json(capsys, *paths, "--infra", infra)
+    by_run = {r["run"]: r for r in recs}
+    assert len(by_run) == len(expected)
+    key = "pass_hat_k" if infra == "drop" else "pass_hat_k_infra_as_failure"
+    for rel, exp in expected.items():
+        r = by_run[str(shared_data / rel)]
+        assert set(r) >= REQUIRED_KEYS
+        assert r["n_simulations"] == exp["n_simulations"] + (exp["infra_error_count"] if infra == "fail" else 0), rel
+        if infra == "drop":
+            assert r["n_tasks"] == exp["n_tasks"], rel
+            assert _close(r["avg_reward"], exp["avg_reward"]), rel
+            assert _close(r["avg_agent_cost"], exp["avg_agent_cost"]), rel
+        assert r["infra_error_count"] == exp["infra_error_count"], rel
+        assert set(r["pass_hat_k"]) == set(exp[key]), rel
+        for k, v in exp[key].items():
+            assert _close(r["pass_hat_k"][k]["estimate"], v), (rel, k)
+
+
+def test_taubench_reference_figures(capsys, shared_data):
+    (r,) = _summary_json(capsys, str(shared_data / "taubench/gpt-4o_airline_4trials.json"))
+    est = [r["pass_hat_k"][str(k)]["estimate"] for k in (1, 2, 3, 4)]
+    assert est == pytest.approx([0.42, 0.2733333333333333, 0.22, 0.20], abs=1e-12)
+
+
+def test_summary_ci_fields(capsys, shared_data):
+    (r,) = _summary_json(capsys, str(shared_data / "taubench/gpt-4o_airline_4trials.json"), "--ci", "0.95",
+                         "--resamples", "999", "--seed", "3")  # fmt: skip
+    for k in "1234":
+        e = r["pass_hat_k"][k]
+        assert set(e) >= {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun"}
+        assert e["ci_low"] <= e["estimate"] <= e["ci_high"]
+    assert r["pass_hat_k"]["1"]["se_rerun"] is not None and r["pass_hat_k"]["4"]["se_rerun"] is None  # n ≥ 2k
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
+def test_other_formats(capsys, shared_data, fmt):
+    assert main(["summary", str(shared_data / "tau2/v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json"), "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    assert "pass^4" in out and "0.8" in out
+
+
+def test_console_script_and_bad_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"simulations": [')
+    p = subprocess.run([sys.executable, "-m", "tauk", "summary", str(bad)], capture_output=True, text=True)
+    assert p.returncode == 2 and "bad.json" in p.stderr and "Traceback" not in p.stderr
