@@ -4,10 +4,28 @@ No plotting here (see ``tauk.plot``); every result is an immutable object with `
 """
 
 from ._table import SummaryTable
+from .compare import (
+    Comparison,
+    MultipleComparison,
+    adjust_pvalues,
+    benjamini_hochberg,
+    compare,
+    compare_all,
+    holm,
+    sign_flip_pvalue,
+)
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .summary import Summary, summarize
 
 __all__ = [
+    "Comparison",
+    "MultipleComparison",
+    "adjust_pvalues",
+    "benjamini_hochberg",
+    "compare",
+    "compare_all",
+    "holm",
+    "sign_flip_pvalue",
     "PassKResult",
     "Summary",
     "SummaryTable",
