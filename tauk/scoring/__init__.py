@@ -1,0 +1,26 @@
+"""Scoring: the τ²-bench reward kernel over frames, per-check explanations, failure attribution and the audit.
+
+Public API: :func:`score`, :func:`communicate_checks`, :func:`action_checks`, :func:`audit` / :class:`Audit`,
+:func:`add_cli`, :func:`read_tasks_file`, :data:`EVALUATION_TYPES`, :data:`COMPONENTS`.
+"""
+
+from tauk.scoring._tasks import read_tasks_file, task_frames
+from tauk.scoring.score import (
+    COMPONENTS,
+    EVALUATION_TYPES,
+    RegradeWarning,
+    action_checks,
+    communicate_checks,
+    score,
+)
+
+__all__ = [
+    "COMPONENTS",
+    "EVALUATION_TYPES",
+    "RegradeWarning",
+    "action_checks",
+    "communicate_checks",
+    "read_tasks_file",
+    "score",
+    "task_frames",
+]
