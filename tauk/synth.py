@@ -506,7 +506,7 @@ def _agent_levels(agents: Mapping[str, float] | Sequence[str] | str) -> dict[str
     else:
         names = [str(a) for a in agents]
         n = len(names)
-        levels = {a: (0.8 - 0.5 * i / (n - 1) if n > 1 else 0.65) for i, a in enumerate(names)}
+        levels = {a: (round(0.8 - 0.5 * i / (n - 1), 6) if n > 1 else 0.65) for i, a in enumerate(names)}
     if not levels:
         raise ValueError("at least one agent is needed")
     for a, q in levels.items():
