@@ -15,6 +15,7 @@ from .compare import (
     sign_flip_pvalue,
 )
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
+from .power import PowerResult, power, tasks_needed
 from .summary import Summary, summarize
 
 __all__ = [
@@ -27,6 +28,9 @@ __all__ = [
     "holm",
     "sign_flip_pvalue",
     "PassKResult",
+    "PowerResult",
+    "power",
+    "tasks_needed",
     "Summary",
     "SummaryTable",
     "pass_at_k",
