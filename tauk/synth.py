@@ -1080,7 +1080,7 @@ def write_results(out_dir: str | Path, agents: Mapping[str, float] | Sequence[st
     return paths
 
 
-def write_corpus(path: str | Path, n_simulations: int = 2000, payload_bytes: int = 6000, seed: int = 0, *,
+def write_corpus(path: str | Path, n_simulations: int = 2000, payload_bytes: int = 10000, seed: int = 0, *,
                  agent: str = "atlas-large", level: float = 0.6, domain: str = "airline", n_tasks: int = 50,
                  infra_error_rate: float = 0.01) -> Path:
     """One big results file for benchmarks: ``n_tasks`` tasks × ceil(n_simulations / n_tasks) trials
