@@ -4,7 +4,9 @@ Public API: :func:`score`, :func:`communicate_checks`, :func:`action_checks`, :f
 :func:`add_cli`, :func:`read_tasks_file`, :data:`EVALUATION_TYPES`, :data:`COMPONENTS`.
 """
 
+from tauk.scoring import namespace as _namespace  # noqa: F401  (registers DataFrame.tauk)
 from tauk.scoring._tasks import read_tasks_file, task_frames
+from tauk.scoring.audit import Audit, add_cli, audit
 from tauk.scoring.score import (
     COMPONENTS,
     EVALUATION_TYPES,
@@ -15,6 +17,9 @@ from tauk.scoring.score import (
 )
 
 __all__ = [
+    "Audit",
+    "add_cli",
+    "audit",
     "COMPONENTS",
     "EVALUATION_TYPES",
     "RegradeWarning",

@@ -1,0 +1,237 @@
+"""``tauk.audit``: do the recorded COMMUNICATE, ACTION and reward agree with a recomputation (SPEC §2)?
+
+Recorded components compared are the ones that *counted*: the ``reward_breakdown`` entry when the simulation
+records a breakdown (else ``recorded_communicate`` / ``recorded_action``).  Check lists recorded for components
+outside the reward basis are diagnostics of the grader — in files whose embedded task definitions are not the ones
+that were graded (``nonconformant/toolorchestra…``) they were computed against other gold actions — and are
+compared separately (``*_diagnostic_mismatch``).  Only simulations whose value could be recomputed (task
+definition present, messages recorded) and whose recorded value is present are compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from tauk.scoring.score import score
+
+TOL = 1e-6
+FIELDS = (
+    "run",
+    "run_id",
+    "n_simulations",
+    "n_checked",
+    "communicate_mismatch",
+    "action_mismatch",
+    "reward_mismatch",
+    "n_communicate_checked",
+    "n_action_checked",
+    "n_reward_checked",
+    "communicate_diagnostic_mismatch",
+    "action_diagnostic_mismatch",
+    "n_not_recomputable",
+)
+_CORE = ("run", "n_checked", "communicate_mismatch", "action_mismatch", "reward_mismatch")
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Per-run agreement between the record and the recomputation.  Immutable; build it with :func:`audit`.
+
+    ``to_frame()``: one row per run (``run``, ``run_id``, ``n_simulations``, ``n_checked``,
+    ``communicate_mismatch``, ``action_mismatch``, ``reward_mismatch``, per-check counts, diagnostic mismatches).
+    ``mismatches()``: one row per disagreement naming the simulation.  ``summary(fmt)``: text, HTML or LaTeX.
+    """
+
+    _runs: pl.DataFrame = field(repr=False)
+    _mismatches: pl.DataFrame = field(repr=False)
+
+    def to_frame(self) -> pl.DataFrame:
+        return self._runs.clone()
+
+    def mismatches(self, diagnostic: bool = False) -> pl.DataFrame:
+        """``run, run_id, simulation_id, task_id, component, recorded, recomputed`` — ``component`` is
+        ``COMMUNICATE``, ``ACTION`` or ``REWARD`` (with ``diagnostic=True`` also ``COMMUNICATE (diagnostic)`` /
+        ``ACTION (diagnostic)``: disagreements with check lists of components outside the basis)."""
+        m = self._mismatches
+        if not diagnostic:
+            m = m.filter(~pl.col("component").str.ends_with("(diagnostic)"))
+        return m.clone()
+
+    def records(self) -> list[dict[str, Any]]:
+        return self._runs.to_dicts()
+
+    @property
+    def ok(self) -> bool:
+        """True when no run has a COMMUNICATE, ACTION or reward mismatch."""
+        f = self._runs
+        return f.height == 0 or int(f.select(pl.sum_horizontal(*_CORE[2:]).sum()).item()) == 0
+
+    def totals(self) -> dict[str, int]:
+        return {c: int(self._runs.get_column(c).sum()) for c in _CORE[1:]}
+
+    def summary(self, fmt: str = "text") -> str:
+        """Render the per-run table as ``"text"``, ``"html"`` or ``"latex"``."""
+        cols = list(_CORE)
+        rows = self._runs.select(cols).rows()
+        t = self.totals()
+        head = (
+            f"tauk audit: {self._runs.height} run(s), {t['n_checked']} simulation(s) checked; mismatches — "
+            f"COMMUNICATE {t['communicate_mismatch']}, ACTION {t['action_mismatch']}, "
+            f"reward {t['reward_mismatch']}"
+        )
+        if fmt == "text":
+            widths = [max(len(c), *(len(str(r[i])) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+            line = lambda vals: "  ".join(  # noqa: E731
+                (str(v).ljust(w) if i == 0 else str(v).rjust(w)) for i, (v, w) in enumerate(zip(vals, widths))
+            )
+            return "\n".join([head, line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+        if fmt == "html":
+            th = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+            trs = "".join(
+                "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>" for r in rows
+            )
+            return f"<div><p>{html.escape(head)}</p><table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table></div>"
+        if fmt == "latex":
+            esc = lambda s: (  # noqa: E731
+                str(s).replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&")
+                .replace("%", r"\%").replace("#", r"\#").replace("$", r"\$")
+            )
+            body = "\n".join(" & ".join(esc(v) for v in r) + r" \\" for r in rows)
+            return (
+                "\\begin{tabular}{l" + "r" * (len(cols) - 1) + "}\n\\hline\n"
+                + " & ".join(esc(c) for c in cols) + r" \\" + "\n\\hline\n" + body + ("\n" if body else "")
+                + "\\hline\n\\end{tabular}"
+            )
+        raise ValueError(f"fmt must be 'text', 'html' or 'latex', not {fmt!r}")
+
+    def __str__(self) -> str:
+        return self.summary("text")
+
+    def _repr_html_(self) -> str:
+        return self.summary("html")
+
+
+def _breakdown(tr: pl.DataFrame, key: str, fallback: str) -> pl.Expr:
+    fb = pl.col(fallback).cast(pl.Float64) if fallback in tr.columns else pl.lit(None, pl.Float64)
+    if "reward_breakdown" not in tr.columns:
+        return fb
+    bd = pl.col("reward_breakdown")
+    return pl.when(bd.is_not_null()).then(bd.str.json_path_match(f"$.{key}").cast(pl.Float64, strict=False)).otherwise(fb)
+
+
+def audit(results: Any, tasks: Any = None) -> Audit:
+    """Recompute COMMUNICATE, ACTION and the reward (``evaluation="all"``) and count, per run, the simulations
+    whose recorded values disagree (only where the recorded value is present and the recomputation possible).
+
+    ``results``: a ``tauk.Results``.  ``tasks``: optional other task definitions (see :func:`tauk.score`)."""
+    s = score(results, evaluation="all", tasks=tasks)
+    rc = _breakdown(s, "COMMUNICATE", "recorded_communicate")
+    ra = _breakdown(s, "ACTION", "recorded_action")
+    diag_c = pl.col("recorded_communicate") if "recorded_communicate" in s.columns else pl.lit(None, pl.Float64)
+    diag_a = pl.col("recorded_action") if "recorded_action" in s.columns else pl.lit(None, pl.Float64)
+    comm_ok = pl.col("communicate_source") == "recomputed"
+    act_ok = pl.col("action_source") == "recomputed"
+    rew = pl.col("reward") if "reward" in s.columns else pl.lit(None, pl.Float64)
+    s = s.with_columns(
+        _rc=rc,
+        _ra=ra,
+        _c_chk=(comm_ok & rc.is_not_null()).fill_null(False),
+        _a_chk=(act_ok & ra.is_not_null()).fill_null(False),
+        _r_chk=(rew.is_not_null() & pl.col("score_reward").is_not_null()).fill_null(False),
+        _cd_chk=(comm_ok & diag_c.is_not_null()).fill_null(False),
+        _ad_chk=(act_ok & diag_a.is_not_null()).fill_null(False),
+        _rdc=diag_c,
+        _rda=diag_a,
+        _rr=rew,
+    ).with_columns(
+        _c_mm=pl.col("_c_chk") & ((pl.col("communicate") - pl.col("_rc")).abs() > TOL),
+        _a_mm=pl.col("_a_chk") & ((pl.col("action") - pl.col("_ra")).abs() > TOL),
+        _r_mm=pl.col("_r_chk") & ((pl.col("score_reward") - pl.col("_rr")).abs() > TOL),
+        _cd_mm=pl.col("_cd_chk") & ((pl.col("communicate") - pl.col("_rdc")).abs() > TOL),
+        _ad_mm=pl.col("_ad_chk") & ((pl.col("action") - pl.col("_rda")).abs() > TOL),
+    )
+    per_run = s.group_by("run_id").agg(
+        n_simulations=pl.len(),
+        n_checked=pl.any_horizontal("_c_chk", "_a_chk", "_r_chk").sum(),
+        communicate_mismatch=pl.col("_c_mm").sum(),
+        action_mismatch=pl.col("_a_mm").sum(),
+        reward_mismatch=pl.col("_r_mm").sum(),
+        n_communicate_checked=pl.col("_c_chk").sum(),
+        n_action_checked=pl.col("_a_chk").sum(),
+        n_reward_checked=pl.col("_r_chk").sum(),
+        communicate_diagnostic_mismatch=pl.col("_cd_mm").sum(),
+        action_diagnostic_mismatch=pl.col("_ad_mm").sum(),
+        n_not_recomputable=(pl.col("score_reward").is_null() | ~comm_ok.fill_null(False)).sum(),
+    )
+    runs = getattr(results, "runs", None)
+    if isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
+        src = pl.col("source") if "source" in runs.columns else pl.col("run_id")
+        base = runs.select("run_id", run=src.cast(pl.String))
+    else:
+        base = s.select("run_id").unique(maintain_order=True).with_columns(run=pl.col("run_id"))
+    counts = [c for c in FIELDS if c not in ("run", "run_id")]
+    frame = (
+        base.join(per_run, on="run_id", how="left")
+        .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in counts])
+        .select(list(FIELDS))
+    )
+    run_of = base.select("run_id", "run")
+    parts = []
+    for flag, comp, rec, new in (
+        ("_c_mm", "COMMUNICATE", "_rc", "communicate"),
+        ("_a_mm", "ACTION", "_ra", "action"),
+        ("_r_mm", "REWARD", "_rr", "score_reward"),
+        ("_cd_mm", "COMMUNICATE (diagnostic)", "_rdc", "communicate"),
+        ("_ad_mm", "ACTION (diagnostic)", "_rda", "action"),
+    ):
+        parts.append(
+            s.filter(pl.col(flag)).select(
+                "run_id",
+                "simulation_id",
+                "task_id",
+                component=pl.lit(comp),
+                recorded=pl.col(rec).cast(pl.Float64),
+                recomputed=pl.col(new).cast(pl.Float64),
+            )
+        )
+    mm = pl.concat(parts).join(run_of, on="run_id", how="left").select(
+        "run", "run_id", "simulation_id", "task_id", "component", "recorded", "recomputed"
+    )
+    return Audit(frame, mm)
+
+
+# ------------------------------------------------------------------------------------------------------ CLI
+def cmd_audit(args: argparse.Namespace) -> int:
+    from tauk.cli import load_inputs, print_json, write_frame
+
+    res = load_inputs(args)
+    a = audit(res, tasks=args.tasks)
+    if args.format == "json":
+        print_json(a.records())
+    else:
+        write_frame(a.to_frame().select(list(_CORE) + ["n_simulations"]), "table")
+        if not a.ok:
+            m = a.mismatches()
+            print(f"{m.height} mismatch(es):")
+            write_frame(m.drop("run_id"), "table")
+    return 0
+
+
+def add_cli(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``tauk audit PATH... [--format table|json] [--tasks TASKS_FILE]``."""
+    from tauk.cli import add_load_args
+
+    p = subparsers.add_parser(
+        "audit",
+        help="recompute COMMUNICATE, ACTION and the reward and count disagreements with the record, per run",
+    )
+    add_load_args(p)
+    p.add_argument("--format", default="table", choices=["table", "json"])
+    p.add_argument("--tasks", default=None, metavar="TASKS_FILE", help="re-grade with these task definitions")
+    p.set_defaults(func=cmd_audit)
+    return p
