@@ -7,6 +7,8 @@ confined to one simulation skips that simulation and is counted in the :class:`t
 from __future__ import annotations
 
 import ast
+import mmap
+import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -58,11 +60,16 @@ def _raise(path: Path, exc: Exception, prefix: str = "$") -> LoadError:
     return LoadError(str(path), loc, msg)
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path) -> bytes | mmap.mmap:
+    """The file's bytes; large files are memory-mapped (no copy, pages shared with the OS cache)."""
     try:
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < (1 << 20):
+                return f.read()
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError as exc:
-        raise LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}") from exc
+        raise LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}") from None
 
 
 def first_char(data: bytes) -> str:
