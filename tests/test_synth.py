@@ -11,6 +11,8 @@ from pathlib import Path
 import orjson
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tauk import synth
 from tauk.synth import (
@@ -308,6 +310,16 @@ def test_kernel_on_large_mixed_run() -> None:
                      infra_error_rate=0.02, premature_rate=0.2)
     seen = _check_kernel(res)
     assert seen["checked"] > 700
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), level=st.floats(0.02, 0.98), premature=st.floats(0, 1),
+       diagnostic=st.floats(0, 1), infra=st.sampled_from([0.0, 0.1]))
+def test_kernel_property(seed: int, level: float, premature: float, diagnostic: float, infra: float) -> None:
+    res = synthesize({"x": level}, ("airline", "retail"), n_tasks=9, n_trials=2, seed=seed, infra_error_rate=infra,
+                     premature_rate=premature, diagnostic_rate=diagnostic)
+    seen = _check_kernel(res)
+    assert seen["checked"] + seen["infra"] == 36
 
 
 # ---------------------------------------------------------------------------------------------------------------
