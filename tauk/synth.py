@@ -138,6 +138,7 @@ class _Task:
     summary_ok: str
     summary_fail: str
     extra_write: tuple[str, dict[str, Any], str]  # an unwanted write: (name, arguments, result)
+    extra_summary: str  # what the agent says after the unwanted write
     definition: dict[str, Any] = field(default_factory=dict)
     transfer: bool = False
 
@@ -338,7 +339,8 @@ def _airline_task(task_id: str, rng: random.Random, comma: bool) -> dict[str, An
         purpose = "Agent must refuse a cancellation that the policy does not allow."
     return {"template": template, "builder": b, "info": info, "opening": opening, "ask": ask, "reply": reply,
             "ok": ok, "fail": fail, "extra": extra, "transfer": transfer, "purpose": purpose,
-            "known": f"You are {name}. Your user id is {u['user_id']}.", "reason": opening}
+            "known": f"You are {name}. Your user id is {u['user_id']}.", "reason": opening,
+            "extra_summary": f"Your reservation {rid} has been cancelled."}
 
 
 def _retail_task(task_id: str, rng: random.Random) -> dict[str, Any]:
@@ -448,7 +450,7 @@ def _retail_task(task_id: str, rng: random.Random) -> dict[str, Any]:
         purpose = "Agent must refuse to return an order that is not delivered."
     return {"template": template, "builder": b, "info": info, "opening": opening, "ask": ask, "reply": reply,
             "ok": ok, "fail": fail, "extra": extra, "transfer": False, "purpose": purpose, "known": known,
-            "reason": opening}
+            "reason": opening, "extra_summary": f"Order {oid} has been cancelled as requested."}
 
 
 def _make_task(domain: str, idx: int, seed: int) -> _Task:
@@ -486,7 +488,8 @@ def _make_task(domain: str, idx: int, seed: int) -> _Task:
                  communicate_info=list(t["info"]) if criteria else [], reward_basis=basis,
                  has_criteria=criteria is not None, impossible=comma, opening=t["opening"],
                  ask_identity=t["ask"], identity_reply=t["reply"], summary_ok=t["ok"], summary_fail=t["fail"],
-                 extra_write=t["extra"], definition=definition, transfer=t["transfer"])
+                 extra_write=t["extra"], extra_summary=t["extra_summary"], definition=definition,
+                 transfer=t["transfer"])
 
 
 def _make_tasks(domain: str, n_tasks: int, seed: int) -> list[_Task]:
@@ -790,7 +793,12 @@ def _normal_messages(conv: _Conversation, task: _Task, calls: list[_Call], commu
         conv.tool(cid, c.result, c.error)
         if c.error:
             conv.assistant("I could not find anything with those details; let me try to continue with what I have.")
-    conv.assistant(task.summary_ok if communicate_ok else task.summary_fail)
+    summary = task.summary_ok if communicate_ok else task.summary_fail
+    if calls and calls[-1].name == task.extra_write[0] and calls[-1].args == task.extra_write[1] \
+            and not any(g.action["name"] == task.extra_write[0] for g in task.golds):
+        # the agent made an unwanted change: it says so (a refusal task's refusal no longer applies)
+        summary = task.extra_summary if task.template == "refuse" else f"{summary} {task.extra_summary}"
+    conv.assistant(summary)
     if task.transfer:
         conv.user("###TRANSFER###")
     elif not agent_stop:
