@@ -1,8 +1,15 @@
-"""tauk: analyse τ²-bench / τ-bench trial logs in Polars."""
+"""tauk: analyse τ²-bench / τ-bench trial logs in Polars.
 
+>>> import tauk
+>>> res = tauk.load("data/")                                  # doctest: +SKIP
+>>> tauk.stats.summarize(res, by="agent", ci=0.95).summary()   # doctest: +SKIP
+"""
+
+from tauk import scoring, stats
 from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, TaukError
 from tauk.io import load, load_tasks
 from tauk.results import Results
+from tauk.scoring import audit, score
 
 __version__ = "0.1.0"
 
@@ -14,6 +21,10 @@ __all__ = [
     "Results",
     "TaukError",
     "__version__",
+    "audit",
     "load",
     "load_tasks",
+    "score",
+    "scoring",
+    "stats",
 ]
