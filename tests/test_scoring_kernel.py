@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 from test_scoring_helpers import action, build, msg, sim, task
 
 import tauk
-from tauk.scoring import EVALUATION_TYPES, RegradeWarning, action_checks, communicate_checks, score, task_frames
+from tauk.scoring import (
+    EVALUATION_TYPES,
+    RegradeWarning,
+    action_checks,
+    communicate_checks,
+    score,
+    task_frames,
+)
 from tauk.scoring._kernel import canonical_value
 
 
