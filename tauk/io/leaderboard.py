@@ -1,0 +1,297 @@
+"""Published τ²-bench leaderboard submissions as one tidy frame (SPEC §3).
+
+Upstream keeps one ``submission.json`` per submission (``submissions/<name>/submission.json``); the shared test data
+keeps them flat as ``<name>.json`` beside ``schema.json`` and ``manifest.json``. :func:`load_leaderboard` reads
+either layout (or single files), skipping ``schema.json`` and ``manifest.json``.
+
+One row per (submission, domain) with published results; figures are percentages in the files and fractions in the
+frame (``pass_1`` … ``pass_4``), the percentages kept as ``pass_1_pct`` … ``pass_4_pct``. ``overall`` is the
+unweighted mean of the airline, retail and telecom pass^1 when all three are published (SPEC §3), repeated on every
+row of the submission (null otherwise).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from tauk.errors import LoadError
+
+__all__ = ["load_leaderboard", "LEADERBOARD_SCHEMA", "OVERALL_DOMAINS"]
+
+OVERALL_DOMAINS = ("airline", "retail", "telecom")
+"""The domains whose pass^1 is averaged (unweighted) into ``overall``."""
+
+_DOMAIN_ORDER = ("airline", "retail", "telecom", "banking_knowledge")
+_SKIP_NAMES = {"manifest.json", "schema.json"}
+_PASS_KEYS = ("pass_1", "pass_2", "pass_3", "pass_4")
+_MANIFEST_SECTIONS = {"submissions": "text", "voice_submissions": "voice", "legacy_submissions": "legacy"}
+
+LEADERBOARD_SCHEMA: dict[str, pl.DataType] = {
+    "submission_id": pl.String,
+    "model": pl.String,
+    "model_organization": pl.String,
+    "submitting_organization": pl.String,
+    "submission_date": pl.Date,
+    "submission_type": pl.String,
+    "modality": pl.String,
+    "reasoning_effort": pl.String,
+    "user_simulator": pl.String,
+    "tau2_bench_version": pl.String,
+    "trajectories_available": pl.Boolean,
+    "is_new": pl.Boolean,
+    "manifest_section": pl.String,
+    "domain": pl.String,
+    "pass_1": pl.Float64,
+    "pass_2": pl.Float64,
+    "pass_3": pl.Float64,
+    "pass_4": pl.Float64,
+    "pass_1_pct": pl.Float64,
+    "pass_2_pct": pl.Float64,
+    "pass_3_pct": pl.Float64,
+    "pass_4_pct": pl.Float64,
+    "cost": pl.Float64,
+    "retrieval_config": pl.String,
+    "overall": pl.Float64,
+    "overall_pct": pl.Float64,
+    "source": pl.String,
+}
+"""Columns of :func:`load_leaderboard`'s frame, in order."""
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int | float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, dict):
+        return "object"
+    return type(v).__name__
+
+
+def _str(doc: dict, key: str, path: str, *, required: bool) -> str | None:
+    if key not in doc or doc[key] is None:
+        if required:
+            raise LoadError(path, f"$.{key}", "missing required field (a string)")
+        return None
+    v = doc[key]
+    if not isinstance(v, str):
+        raise LoadError(path, f"$.{key}", f"expected a string, got {_type_name(v)} {v!r}")
+    return v
+
+
+def _bool(doc: dict, key: str, path: str) -> bool | None:
+    v = doc.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, bool):
+        raise LoadError(path, f"$.{key}", f"expected true/false, got {_type_name(v)} {v!r}")
+    return v
+
+
+def _number(v: Any, path: str, loc: str, lo: float | None, hi: float | None) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise LoadError(path, loc, f"expected a number or null, got {_type_name(v)} {v!r}")
+    x = float(v)
+    if math.isnan(x) or math.isinf(x):
+        raise LoadError(path, loc, f"expected a finite number, got {v!r}")
+    if (lo is not None and x < lo) or (hi is not None and x > hi):
+        rng = f"[{lo:g}, {hi:g}]" if hi is not None else f"≥ {lo:g}"
+        raise LoadError(path, loc, f"{x:g} is outside {rng} (leaderboard figures are percentages)")
+    return x
+
+
+def _date(doc: dict, key: str, path: str) -> _dt.date:
+    s = _str(doc, key, path, required=True)
+    try:
+        return _dt.date.fromisoformat(s)
+    except ValueError:
+        raise LoadError(path, f"$.{key}", f"expected a date YYYY-MM-DD, got {s!r}") from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoadError(str(path), f"byte {exc.start}", "not UTF-8 text") from None
+    except OSError as exc:
+        raise LoadError(str(path), None, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LoadError(str(path), f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+
+
+def _domain_order(name: str) -> tuple[int, str]:
+    return (_DOMAIN_ORDER.index(name) if name in _DOMAIN_ORDER else len(_DOMAIN_ORDER), name)
+
+
+def _submission_rows(path: Path, submission_id: str, section: str | None) -> list[dict[str, Any]]:
+    p = str(path)
+    doc = _read_json(path)
+    if not isinstance(doc, dict):
+        raise LoadError(p, "$", f"expected a submission object, got {_type_name(doc)}")
+    meta: dict[str, Any] = {
+        "submission_id": submission_id,
+        "model": _str(doc, "model_name", p, required=True),
+        "model_organization": _str(doc, "model_organization", p, required=True),
+        "submitting_organization": _str(doc, "submitting_organization", p, required=True),
+        "submission_date": _date(doc, "submission_date", p),
+        "submission_type": _str(doc, "submission_type", p, required=False) or "standard",
+        "modality": _str(doc, "modality", p, required=False) or "text",
+        "reasoning_effort": _str(doc, "reasoning_effort", p, required=False),
+        "trajectories_available": _bool(doc, "trajectories_available", p),
+        "is_new": _bool(doc, "is_new", p),
+        "manifest_section": section,
+        "source": p,
+    }
+    method = doc.get("methodology")
+    if method is not None and not isinstance(method, dict):
+        raise LoadError(p, "$.methodology", f"expected an object or null, got {_type_name(method)}")
+    method = method or {}
+    meta["user_simulator"] = _str(method, "user_simulator", p, required=False) if method else None
+    meta["tau2_bench_version"] = _str(method, "tau2_bench_version", p, required=False) if method else None
+    if "results" not in doc:
+        raise LoadError(p, "$.results", "missing required field (an object of per-domain results)")
+    results = doc["results"]
+    if not isinstance(results, dict):
+        raise LoadError(p, "$.results", f"expected an object of per-domain results, got {_type_name(results)}")
+    rows = []
+    for domain in sorted(results, key=_domain_order):
+        res = results[domain]
+        loc = f"$.results.{domain}"
+        if res is None:
+            continue
+        if not isinstance(res, dict):
+            raise LoadError(p, loc, f"expected an object or null, got {_type_name(res)} {res!r}")
+        row = dict(meta)
+        row["domain"] = domain
+        for key in _PASS_KEYS:
+            pct = _number(res.get(key), p, f"{loc}.{key}", 0.0, 100.0)
+            row[f"{key}_pct"] = pct
+            row[key] = None if pct is None else pct / 100.0
+        row["cost"] = _number(res.get("cost"), p, f"{loc}.cost", 0.0, None)
+        rc = res.get("retrieval_config")
+        if rc is not None and not isinstance(rc, str):
+            raise LoadError(p, f"{loc}.retrieval_config", f"expected a string or null, got {_type_name(rc)}")
+        row["retrieval_config"] = rc
+        if all(row[f"{k}_pct"] is None for k in _PASS_KEYS) and row["cost"] is None:
+            continue  # a domain object with nothing published
+        rows.append(row)
+    p1 = {r["domain"]: r["pass_1_pct"] for r in rows}
+    if all(p1.get(d) is not None for d in OVERALL_DOMAINS):
+        overall_pct = sum(p1[d] for d in OVERALL_DOMAINS) / len(OVERALL_DOMAINS)
+        overall = sum(p1[d] / 100.0 for d in OVERALL_DOMAINS) / len(OVERALL_DOMAINS)
+    else:
+        overall_pct = overall = None
+    for r in rows:
+        r["overall_pct"] = overall_pct
+        r["overall"] = overall
+    return rows
+
+
+def _manifest_sections(directory: Path) -> dict[str, str] | None:
+    mf = directory / "manifest.json"
+    if not mf.is_file():
+        return None
+    doc = _read_json(mf)
+    if not isinstance(doc, dict):
+        raise LoadError(str(mf), "$", f"expected an object, got {_type_name(doc)}")
+    out: dict[str, str] = {}
+    for key, section in _MANIFEST_SECTIONS.items():
+        names = doc.get(key)
+        if names is None:
+            continue
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise LoadError(str(mf), f"$.{key}", "expected a list of submission names")
+        for n in names:
+            out.setdefault(n, section)
+    return out
+
+
+def _discover(target: Path) -> list[tuple[Path, str, str | None]]:
+    """(file, submission id, manifest section) for one file or every submission under a directory."""
+    if target.is_file():
+        sections = _manifest_sections(target.parent) or {}
+        sid = target.parent.name if target.name == "submission.json" else target.stem
+        return [(target, sid, sections.get(sid))]
+    if not target.is_dir():
+        raise LoadError(str(target), None, "no such file or directory")
+    found: list[tuple[Path, str, str | None]] = []
+    sections_cache: dict[Path, dict[str, str] | None] = {}
+
+    def section_of(directory: Path, sid: str) -> str | None:
+        # the manifest may sit in the folder itself or (upstream layout) one or two levels up
+        for d in (directory, *list(directory.parents)[:2]):
+            if d not in sections_cache:
+                sections_cache[d] = _manifest_sections(d)
+            if sections_cache[d] is not None:
+                return sections_cache[d].get(sid)
+        return None
+
+    for f in sorted(target.rglob("*.json")):
+        if f.name in _SKIP_NAMES or any(part.startswith(".") for part in f.relative_to(target).parts):
+            continue
+        if f.name == "submission.json":
+            sid = f.parent.name
+        elif f.parent == target:
+            sid = f.stem
+        else:
+            continue  # nested JSON that is not a submission.json (e.g. trajectories)
+        found.append((f, sid, section_of(f.parent if f.name != "submission.json" else f.parent.parent, sid)))
+    if not found:
+        raise LoadError(str(target), None, "no leaderboard submission files (*.json or */submission.json) found")
+    return found
+
+
+def load_leaderboard(path_or_dir: str | Path | Sequence[str | Path]) -> pl.DataFrame:
+    """Read leaderboard submissions into a tidy frame, one row per (submission, domain) with published results.
+
+    ``path_or_dir``: a submission file, a folder of ``<name>.json`` files, an upstream ``submissions/`` folder of
+    ``<name>/submission.json``, or a list of those. ``schema.json`` and ``manifest.json`` are skipped; the manifest,
+    when present, fills ``manifest_section`` ("text", "voice", "legacy" or null when not listed).
+
+    Columns (see :data:`LEADERBOARD_SCHEMA`): submission_id (file stem / folder name), model (``model_name``),
+    model_organization, submitting_organization, submission_date (date), submission_type, modality (default
+    "text"), reasoning_effort, user_simulator, tau2_bench_version, trajectories_available, is_new, manifest_section,
+    domain, pass_1 … pass_4 (fractions = published percentage / 100), pass_1_pct … pass_4_pct (as published), cost
+    (USD per trajectory, as published), retrieval_config, overall / overall_pct (unweighted mean of the airline,
+    retail and telecom pass^1 when all three are published, else null), source (file path).
+
+    Raises:
+        LoadError: naming the file and the JSON path (e.g. ``$.results.airline.pass_1``) of what is malformed.
+    """
+    targets: Iterable[str | Path]
+    targets = [path_or_dir] if isinstance(path_or_dir, str | Path) else list(path_or_dir)
+    rows: list[dict[str, Any]] = []
+    seen: set[Path] = set()
+    for t in targets:
+        for f, sid, section in _discover(Path(t)):
+            rf = f.resolve()
+            if rf in seen:
+                continue
+            seen.add(rf)
+            rows.extend(_submission_rows(f, sid, section))
+    if not rows:
+        return pl.DataFrame(schema=LEADERBOARD_SCHEMA)
+    frame = pl.DataFrame(rows, schema=LEADERBOARD_SCHEMA)
+    order = {d: i for i, d in enumerate(_DOMAIN_ORDER)}
+    return (
+        frame.with_columns(pl.col("domain").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_d"))
+        .sort("submission_id", "_d", "domain")
+        .drop("_d")
+    )
