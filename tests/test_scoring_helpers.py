@@ -239,6 +239,13 @@ def ref_score(s: dict, t: dict | None, evaluation: str = "all", basis_override: 
     out["gate"] = 1.0 if s["termination_reason"] in ("user_stop", "agent_stop") else 0.0
     hri = s["has_reward_info"]
     out["db"] = (1.0 if s["db"] is None else s["db"]) if hri else None
+    if s["format"] == "taubench":
+        # τ-bench: DB is r_actions (SPEC §1.3); its info keeps r_actions only when the task has no outputs, else
+        # r_outputs = 1 still tells it through the reward (r_actions × r_outputs); otherwise it is unknown.
+        db = s["db"] if hri else None
+        if db is None and s["recorded_communicate"] == 1.0 and s["reward"] is not None:
+            db = 1.0 if s["reward"] > 0 else 0.0
+        out["db"] = db
     out["env_assertion"] = (1.0 if s["env"] is None else s["env"]) if hri else None
     out["nl_assertion"] = (1.0 if s["nl"] is None else s["nl"]) if hri else None
     ec = t.get("evaluation_criteria") if t else None
