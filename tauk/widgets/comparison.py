@@ -1,0 +1,117 @@
+"""``tauk.widgets.comparison``: pick two agents → the paired comparison table and the forest plot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+import polars as pl
+
+from tauk import stats
+
+from ._common import WidgetBase, error_html, plot_function, show_figure, show_text
+
+__all__ = ["ComparisonWidget", "comparison", "comparison_html"]
+
+
+def comparison_html(result: stats.Comparison) -> str:
+    """The HTML of a :class:`~tauk.stats.Comparison` summary table."""
+    return result.summary()._repr_html_()
+
+
+class ComparisonWidget(WidgetBase):
+    """Widgets ``a``, ``b`` (agents), ``k``, ``infra``, ``by_domain``, ``table`` (HTML of
+    :func:`tauk.stats.compare`'s summary), ``status`` and ``output`` (the forest plot).
+
+    Results are cached per (a, b, k, infra, by); ``n_computed`` counts the comparisons computed.
+    """
+
+    def __init__(self, results: Any, *, a: str | None = None, b: str | None = None, k: int = 1, by_domain: bool = True,
+                 ci: float = 0.95, method: str = "bca", resamples: int = 2000, seed: int | None = 0):  # fmt: skip
+        self.results = results
+        trials = results if isinstance(results, pl.DataFrame) else results.trials
+        self._trials = trials
+        self.ci, self.method, self.resamples, self.seed = ci, method, resamples, seed
+        agents = sorted({str(x) for x in trials["agent"].to_list() if x is not None})
+        if len(agents) < 2:
+            raise ValueError(f"a comparison needs at least two agents; the results have {agents}")
+        a = a if a is not None else agents[0]
+        b = b if b is not None else next(x for x in agents if x != a)
+        per_task = trials.group_by("run_id", "task_id").len()["len"]
+        kmax = max(1, int(per_task.max() or 1))
+        self.a = w.Dropdown(options=agents, value=a, description="agent A")
+        self.b = w.Dropdown(options=agents, value=b, description="agent B")
+        self.k = w.IntSlider(value=min(k, kmax), min=1, max=kmax, description="k", continuous_update=False)
+        self.infra = w.ToggleButtons(options=[("drop infra errors", "drop"), ("count as failures", "fail")],
+                                     value="drop", description="infra")
+        self.by_domain = w.Checkbox(value=by_domain, description="split by domain")
+        self.table = w.HTML()
+        self.status = w.HTML()
+        self.output = w.Output()
+        self.widget = w.VBox([
+            w.HBox([self.a, self.b]), w.HBox([self.k, self.by_domain]), self.infra, self.status, self.table, self.output
+        ])
+        self._cache: dict[tuple, tuple[stats.Comparison, stats.MultipleComparison]] = {}
+        self.n_computed = 0
+        self.comparison: stats.Comparison | None = None
+        self.multiple: stats.MultipleComparison | None = None
+        self.figure_png: bytes | None = None
+        for c in (self.a, self.b, self.k, self.infra, self.by_domain):
+            c.observe(self._on_change, names="value")
+        self.refresh()
+
+    def compute(self) -> tuple[stats.Comparison, stats.MultipleComparison]:
+        """(compare(a, b), compare_all([a, b])) for the current choice, cached."""
+        by = "domain" if self.by_domain.value else None
+        key = (self.a.value, self.b.value, int(self.k.value), self.infra.value, by)
+        if key not in self._cache:
+            a, b, k, infra, _ = key
+            opts = dict(k=k, by=by, infra=infra, ci=self.ci, method=self.method, resamples=self.resamples,
+                        seed=self.seed, progress=False)
+            cmp = stats.compare(self._trials, a, b, **opts)
+            multi = stats.compare_all(self._trials, agents=[a, b], **opts)
+            self._cache[key] = (cmp, multi)
+            self.n_computed += 1
+        return self._cache[key]
+
+    def _on_change(self, change: Any = None) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.a.value == self.b.value:
+            self.comparison = self.multiple = None
+            self.status.value = "<i>pick two different agents</i>"
+            self.table.value = ""
+            show_text(self.output, "pick two different agents")
+            return
+        try:
+            cmp, multi = self.compute()
+        except Exception as exc:
+            self.comparison = self.multiple = None
+            self.status.value = error_html(exc)
+            self.table.value = ""
+            show_text(self.output, "no comparison")
+            return
+        self.comparison, self.multiple = cmp, multi
+        self.status.value = ""
+        self.table.value = comparison_html(cmp)
+        fn = plot_function("forest")
+        if fn is None:
+            self.figure_png = None
+            show_text(self.output, "tauk.plot.forest is not available in this version of tauk")
+            return
+        try:
+            fig = fn(multi)
+        except Exception as exc:
+            self.figure_png = None
+            show_text(self.output, f"could not draw the forest plot: {type(exc).__name__}: {exc}")
+            return
+        self.figure_png = show_figure(self.output, fig, alt="forest")
+
+
+def comparison(results: Any, **kwargs: Any) -> ComparisonWidget:
+    """Compare two agents of ``results`` (a :class:`tauk.Results` or trials frame) on their shared tasks.
+
+    Options: ``a``, ``b`` (initial agents), ``k`` (default 1), ``by_domain`` (default True), ``ci``, ``method``,
+    ``resamples`` (default 2000), ``seed``."""
+    return ComparisonWidget(results, **kwargs)
