@@ -1,0 +1,144 @@
+"""tauk.audit: recomputed vs recorded COMMUNICATE / ACTION / reward, per run; the `tauk audit` CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+from pathlib import Path
+
+import polars as pl
+import pytest
+from test_scoring_helpers import action, build, msg, sim, task
+
+import tauk
+from tauk.scoring import Audit, audit
+
+ORCH = "nonconformant/toolorchestra_airline_1trial.json"
+
+
+def _load(path) -> tauk.Results:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        return tauk.load(str(path), progress=False)
+
+
+# ------------------------------------------------------------------------------------------------ hand-built
+def _small() -> Audit:
+    good = [msg("assistant", "code 42", calls=[("f", {"x": 1})])]
+    sims = [
+        sim("ok", "t", good, reward=1.0, recorded_communicate=1.0, recorded_action=1.0),
+        sim("comm", "t", good, reward=1.0, recorded_communicate=0.0, recorded_action=1.0),
+        sim("act", "t", good, reward=1.0, recorded_communicate=1.0, recorded_action=0.0),
+        sim("none", "t", good, reward=None, has_reward_info=False),
+    ]
+    return audit(build(sims, [task("t", communicate_info=["code 42"], actions=[action("f", {"x": 1})])]))
+
+
+def test_audit_counts_and_mismatches():
+    a = _small()
+    f = a.to_frame()
+    assert f.columns[:7] == ["run", "run_id", "n_simulations", "n_checked", "communicate_mismatch",
+                             "action_mismatch", "reward_mismatch"]  # fmt: skip
+    row = f.row(0, named=True)
+    assert row["n_simulations"] == 4 and row["n_checked"] == 3
+    assert (row["communicate_mismatch"], row["action_mismatch"], row["reward_mismatch"]) == (1, 1, 0)
+    m = a.mismatches()
+    assert sorted(zip(m.get_column("simulation_id"), m.get_column("component"))) == [
+        ("act", "ACTION"), ("comm", "COMMUNICATE")]  # fmt: skip
+    assert not a.ok and a.totals()["communicate_mismatch"] == 1
+
+
+def test_audit_is_immutable_and_renders():
+    a = _small()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a._runs = None  # type: ignore[misc]
+    a.to_frame().clear()  # a copy: the audit is unchanged
+    assert a.to_frame().height == 1
+    text = a.summary()
+    assert "communicate_mismatch" in text and "run" in text and str(a) == text
+    html = a.summary("html")
+    assert html.startswith("<div>") and "<table>" in html and a._repr_html_() == html
+    latex = a.summary("latex")
+    assert "\\begin{tabular}" in latex and "communicate\\_mismatch" in latex
+    with pytest.raises(ValueError):
+        a.summary("pdf")
+
+
+def test_audit_reward_mismatch():
+    sims = [sim("s", "t", [msg("assistant", "nothing")], reward=1.0)]
+    a = audit(build(sims, [task("t", communicate_info=["code 42"])]))
+    assert a.totals()["reward_mismatch"] == 1
+    m = a.mismatches()
+    assert m.filter(pl.col("component") == "REWARD").select("recorded", "recomputed").row(0) == (1.0, 0.0)
+
+
+# ----------------------------------------------------------------------------------------------- shared data
+@pytest.mark.shared_data
+def test_audit_matches_expected_on_every_file(shared_data, expected):
+    for rel, exp in expected.items():
+        a = audit(_load(shared_data / rel))
+        row = a.to_frame().row(0, named=True)
+        want = exp["recomputed_vs_recorded"]
+        got = {k: row[k] for k in want}
+        assert got == want, rel
+
+
+@pytest.mark.shared_data
+def test_audit_toolorchestra(shared_data, expected):
+    a = audit(_load(shared_data / ORCH))
+    row = a.to_frame().row(0, named=True)
+    assert (row["communicate_mismatch"], row["action_mismatch"], row["reward_mismatch"]) == (7, 0, 3)
+    assert row["n_checked"] == 50
+    # its embedded actions are not the graded ones: the grader's diagnostic action checks disagree
+    assert row["action_diagnostic_mismatch"] > 0
+    m = a.mismatches()
+    assert m.height == 10 and m.get_column("simulation_id").n_unique() <= 10
+    assert set(m.get_column("component")) == {"COMMUNICATE", "REWARD"}
+    assert a.mismatches(diagnostic=True).height > m.height
+
+
+@pytest.mark.shared_data
+def test_audit_all_conformant_zero(shared_data):
+    paths = [*sorted((shared_data / "tau2").glob("*.json")), shared_data / "tau2-dir-voice",
+             shared_data / "nonconformant" / "adaptive-agent_airline_wrapper_infra-error.json"]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        res = tauk.load([str(p) for p in paths], progress=False)
+    a = audit(res)
+    assert a.ok
+    f = a.to_frame()
+    assert f.height == len(paths)
+    assert f.get_column("n_checked").sum() >= 400
+
+
+@pytest.mark.shared_data
+def test_cli_audit_json(shared_data, capsys):
+    from tauk.cli import main
+
+    rc = main(["audit", str(shared_data / ORCH), str(shared_data / "tau2" / "v0.2_gpt-4.1-mini_airline_1sim.json"),
+               "--format", "json", "--quiet"])  # fmt: skip
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert isinstance(out, list) and len(out) == 2
+    by = {Path(r["run"]).name: r for r in out}
+    orch = by[Path(ORCH).name]
+    for k in ("run", "n_checked", "communicate_mismatch", "action_mismatch", "reward_mismatch"):
+        assert k in orch
+    assert (orch["communicate_mismatch"], orch["action_mismatch"], orch["reward_mismatch"]) == (7, 0, 3)
+    assert by["v0.2_gpt-4.1-mini_airline_1sim.json"]["reward_mismatch"] == 0
+
+
+@pytest.mark.shared_data
+def test_cli_audit_table_and_tasks(shared_data, capsys):
+    from tauk.cli import main
+
+    rc = main(["audit", str(shared_data / ORCH), "--quiet"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "communicate_mismatch" in out and "mismatch(es)" in out
+    rc = main(["audit", str(shared_data / "tau2" / "v0.1_gpt-4.1_airline-test_1trial.json"), "--format", "json",
+               "--quiet", "--tasks", str(shared_data / "tasks" / "v0.1.0_airline_tasks.json")])  # fmt: skip
+    assert rc == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["reward_mismatch"] == 0 and row["communicate_mismatch"] == 0
