@@ -76,12 +76,17 @@ def test_audit_reward_mismatch():
 # ----------------------------------------------------------------------------------------------- shared data
 @pytest.mark.shared_data
 def test_audit_matches_expected_on_every_file(shared_data, expected):
+    checked = 0
     for rel, exp in expected.items():
+        if "recomputed_vs_recorded" not in exp:  # τ-bench files: no figure under τ²-bench rules
+            continue
+        checked += 1
         a = audit(_load(shared_data / rel))
         row = a.to_frame().row(0, named=True)
         want = exp["recomputed_vs_recorded"]
         got = {k: row[k] for k in want}
         assert got == want, rel
+    assert checked >= 20
 
 
 @pytest.mark.shared_data
