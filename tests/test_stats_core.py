@@ -292,3 +292,21 @@ def test_taubench_gpt4o_airline_reference(shared_data):
     # the naive per-trial SE (SPEC: ≈ 0.035) is much smaller than the task-clustered one
     r = df["reward"].to_numpy() >= 1 - 1e-6
     assert np.std(r, ddof=1) / math.sqrt(r.size) == pytest.approx(0.035, abs=1e-3)
+
+
+@pytest.mark.parametrize("collapse", [False, True])
+def test_bootstrap_replicates_have_the_task_bootstrap_distribution(collapse):
+    """Both resample paths (per-task counts, distinct-row multinomial) give replicate means with mean Ū and
+    variance var_pop(U)/T — the exact moments of the task bootstrap of a mean."""
+    from tauk.stats._bootstrap import bootstrap_means
+
+    rng = np.random.default_rng(8)
+    n = np.full(60, 4)
+    c = rng.binomial(4, rng.beta(0.5, 0.5, 60))
+    U = np.column_stack([u_hat(n, c, 1), u_hat(n, c, 2)])
+    B = 20000
+    boot = bootstrap_means(U, B, seed=3, collapse=collapse)
+    target_var = U.var(axis=0) / U.shape[0]
+    assert np.all(np.abs(boot.mean(axis=0) - U.mean(axis=0)) <= 4 * np.sqrt(target_var / B))
+    # sd of a sample variance ≈ var·√(2/(B−1)) (near-normal replicates)
+    assert np.all(np.abs(boot.var(axis=0, ddof=1) / target_var - 1) <= 5 * np.sqrt(2 / (B - 1)))

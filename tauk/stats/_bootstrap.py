@@ -1,6 +1,7 @@
 """Task-level bootstrap machinery: one seeded matrix of resampled task counts serves every statistic.
 
-The resampling unit is the task (SPEC §4). Resampling *trials* within tasks is deliberately not offered: it centres
+The resampling unit is the task (SPEC §4). The matrix is drawn over the distinct per-task rows when they are few
+(an exact reformulation, see :func:`bootstrap_means`), else over tasks. Resampling *trials* within tasks is deliberately not offered: it centres
 pass^k on (c/n)^k instead of the unbiased Û_k (biased upward for k > 1), and a two-stage (tasks, then trials)
 bootstrap counts the trial noise twice.
 
@@ -53,9 +54,30 @@ def iter_counts(T: int, B: int, seed: int | np.random.Generator | None, progress
         starts = tqdm(starts, total=-(-B // step), desc="bootstrap", unit="chunk", leave=False)
     for start in starts:
         b = min(step, B - start)
-        idx = rng.integers(0, T, size=(b, T), dtype=np.int64)
-        idx += (np.arange(b, dtype=np.int64) * T)[:, None]
+        idx = rng.integers(0, T, size=(b, T), dtype=np.int32)
+        idx += (np.arange(b, dtype=np.int32) * T)[:, None]  # b·T ≤ 2^22: fits int32
         yield np.bincount(idx.ravel(), minlength=b * T).astype(np.int32, copy=False).reshape(b, T)
+
+
+def _categories(U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of U (NaN-aware) and how many tasks share each."""
+    key = np.where(np.isnan(U), np.inf, U)  # U never holds ±inf, so inf marks "undefined"
+    uniq, counts = np.unique(key, axis=0, return_counts=True)
+    uniq[np.isinf(uniq)] = np.nan
+    return uniq, counts
+
+
+def iter_category_counts(
+    counts: np.ndarray, B: int, seed: int | np.random.Generator | None
+) -> Iterator[np.ndarray]:
+    """Yield (rows × categories) counts: each row is Multinomial(T, m_c / T), m_c tasks in category c."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    T = int(counts.sum())
+    pvals = counts / T
+    step = chunk_rows(counts.size, B)
+    for start in range(0, B, step):
+        b = min(step, B - start)
+        yield rng.multinomial(T, pvals, size=b)
 
 
 def bootstrap_means(
@@ -64,27 +86,41 @@ def bootstrap_means(
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
     extra: list | None = None,
+    collapse: bool | None = None,
 ) -> np.ndarray:
-    """Bootstrap replicates of the column means of U (T × K) → (B × K).
+    """Bootstrap replicates of the column means of U (T × K) → (B × K), from one resample matrix.
+
+    Resampling T tasks with replacement only matters through how many copies of each *distinct* row of U are drawn,
+    and those multiplicities are Multinomial(T, m_c/T) over the C distinct rows. When C ≤ T/2 (``collapse=None``)
+    the matrix is drawn at that level — (B × C) counts, exactly the same bootstrap distribution, far cheaper (pass^k
+    with n trials has at most n+1 distinct per-task rows). Otherwise (or ``collapse=False``) a (B × T) matrix of
+    task counts is drawn in int32 chunks.
 
     NaN entries (a task that cannot enter a statistic, e.g. n < k) are left out by weighting: the replicate mean of
     column j is Σ_t w_bt U_tj / Σ_t w_bt over the tasks where U_tj is defined, so one matrix still serves all columns.
-    ``extra``, if a list, receives a per-chunk callback result: pass a callable via ``extra=[fn]`` to get fn(counts)
-    evaluated on every chunk (used for studentised replicates without a second pass).
+    ``extra``: a list of callables fn(w, U0, M) (w: counts chunk, U0: the rows with NaN as 0, M: definedness as
+    0/1) evaluated on every chunk; on return the list holds their concatenated results.
     """
     U = np.asarray(U, dtype=np.float64)
     if U.ndim == 1:
         U = U[:, None]
     T, K = U.shape
-    mask = np.isfinite(U)
+    if collapse is None or collapse:
+        cats, mult = _categories(U)
+        use_cats = bool(collapse) or cats.shape[0] <= T // 2
+    else:
+        use_cats = False
+    rows = cats if use_cats else U
+    mask = np.isfinite(rows)
     full = bool(mask.all())
-    U0 = np.where(mask, U, 0.0)
+    U0 = np.where(mask, rows, 0.0)
     M = mask.astype(np.float64)
     out = np.empty((B, K), dtype=np.float64)
     pos = 0
     fns = list(extra) if extra else []
     results: list = [[] for _ in fns]
-    for counts in iter_counts(T, B, seed, progress):
+    chunks = iter_category_counts(mult, B, seed) if use_cats else iter_counts(T, B, seed, progress)
+    for counts in chunks:
         w = counts.astype(np.float64)
         s = w @ U0
         if full:
@@ -95,7 +131,7 @@ def bootstrap_means(
         out[pos : pos + s.shape[0]] = s
         pos += s.shape[0]
         for i, fn in enumerate(fns):
-            results[i].append(fn(w))
+            results[i].append(fn(w, U0, M))
     if extra is not None:
         extra.clear()
         extra.extend(np.concatenate(r, axis=0) for r in results)
@@ -202,6 +238,7 @@ def interval(
     seed,
     progress: bool | None = None,
     boot: np.ndarray | None = None,
+    collapse: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Confidence interval for every column mean of U by ``method`` (one resample matrix for all columns)."""
     method = method.lower()
@@ -211,9 +248,9 @@ def interval(
     if method == "t":
         return t_interval(theta, se, T, level)
     if method == "bootstrap-t":
-        return bootstrap_t_interval(U, level, resamples, seed, progress)
+        return bootstrap_t_interval(U, level, resamples, seed, progress, collapse)
     if boot is None:
-        boot = bootstrap_means(U, resamples, seed, progress)
+        boot = bootstrap_means(U, resamples, seed, progress, collapse=collapse)
     if method == "percentile":
         lo, hi = percentile_interval(theta, boot, level)
     else:
@@ -222,23 +259,19 @@ def interval(
     return np.where(small, np.nan, lo), np.where(small, np.nan, hi)
 
 
-def bootstrap_t_interval(U: np.ndarray, level: float, resamples: int, seed, progress=None):
+def bootstrap_t_interval(U: np.ndarray, level: float, resamples: int, seed, progress=None, collapse=None):
     """Studentised (bootstrap-t) interval: θ̂ − q_{1−α/2}·se, θ̂ − q_{α/2}·se with q the quantiles of
     (θ* − θ̂)/se*, se* the replicate's own task-clustered SE; same resample matrix as the other methods."""
     U = np.asarray(U, dtype=np.float64)
     if U.ndim == 1:
         U = U[:, None]
     theta, se, T = column_stats(U)
-    mask = np.isfinite(U)
-    U0 = np.where(mask, U, 0.0)
-    U0sq = U0**2
-    M = mask.astype(np.float64)
 
-    def second_moment(w):
-        return np.stack([w @ U0sq, w @ M], axis=1)
+    def second_moment(w, U0, M):
+        return np.stack([w @ (U0 * U0), w @ M], axis=1)
 
     extra: list = [second_moment]
-    boot = bootstrap_means(U, resamples, seed, progress, extra=extra)
+    boot = bootstrap_means(U, resamples, seed, progress, extra=extra, collapse=collapse)
     sq, cnt = extra[0][:, 0, :], extra[0][:, 1, :]
     return _bootstrap_t_from(theta, se, boot, sq, cnt, level)
 
