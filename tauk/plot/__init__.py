@@ -1,0 +1,66 @@
+"""Figures from tauk's statistics (ArviZ style: statistics and plots apart).
+
+Every function takes a statistics result object (``tauk.stats``) or a frame, draws with matplotlib and returns the
+``Figure``; functions that draw one panel accept ``ax=`` to draw into an existing axes. Nothing is resampled or
+re-estimated here: intervals come from the result objects.
+
+    pass_k_curve(summary_or_passk)       pass^k against k, one line (and interval band) per agent / run
+    domain_estimates(summary, k=1)       per-domain estimates with interval bars, agents side by side
+    forest(comparison)                   paired differences, filled = significant after adjustment
+    success_heatmap(trials, k=None)      task × agent success, tasks ordered by difficulty
+    failure_breakdown(scored)            which reward component sinks the failures (tauk.score)
+    termination_reasons(trials)          how trials ended, per agent
+    cost_vs_pass(summary)                cost against pass^1 with the Pareto front
+    leaderboard(board, recomputed=None)  published leaderboard figures beside recomputed ones
+
+Style: :func:`style` (context manager), :func:`use_style` (global), :func:`agent_color` (one stable colour per
+agent), :func:`save` (byte-identical PDF / PNG / SVG). Figures are created outside pyplot (headless-safe, nothing to
+close, no double display in Jupyter).
+"""
+
+from ._style import (
+    AGENT_PALETTE,
+    CATEGORY_PALETTE,
+    OKABE_ITO,
+    RC,
+    TOL_MUTED,
+    agent_color,
+    agent_colors,
+    new_figure,
+    register_agents,
+    reset_agent_colors,
+    save,
+    style,
+    use_style,
+)
+from .compare import forest
+from .cost import cost_vs_pass, pareto_front
+from .failures import failure_breakdown, termination_reasons
+from .leaderboard import leaderboard
+from .passk import domain_estimates, pass_k_curve
+from .tasks import success_heatmap
+
+__all__ = [
+    "AGENT_PALETTE",
+    "CATEGORY_PALETTE",
+    "OKABE_ITO",
+    "RC",
+    "TOL_MUTED",
+    "agent_color",
+    "agent_colors",
+    "cost_vs_pass",
+    "domain_estimates",
+    "failure_breakdown",
+    "forest",
+    "leaderboard",
+    "new_figure",
+    "pareto_front",
+    "pass_k_curve",
+    "register_agents",
+    "reset_agent_colors",
+    "save",
+    "style",
+    "success_heatmap",
+    "termination_reasons",
+    "use_style",
+]

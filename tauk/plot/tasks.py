@@ -1,0 +1,101 @@
+"""Task × agent success heatmap (per-task figures from :func:`tauk.stats.per_task`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+import polars as pl
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from ._common import as_trials_frame, empty_message, figure_and_axes, require_columns, styled
+from .passk import domain_sort_key
+
+__all__ = ["success_heatmap"]
+
+_MAX_LABELLED_ROWS = 80
+
+
+def _natural(s: Any) -> tuple:
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", "" if s is None else str(s)) if t)
+
+
+@styled
+def success_heatmap(
+    trials: Any,
+    k: int | None = None,
+    ax: Axes | None = None,
+    by: str = "agent",
+    infra: str = "drop",
+    reward: str = "reward",
+    cmap: str = "viridis",
+) -> Figure:
+    """Task × agent heatmap of per-task success: rows are tasks ordered by difficulty (mean success across agents,
+    easiest at the top), columns agents (best overall on the left); cells the task's success rate c/n, or its Û_k =
+    C(c,k)/C(n,k) (the task's pass^k) when ``k`` is given. Tasks an agent did not run are grey.
+
+    Args:
+        trials: a trials frame, a scored frame (``tauk.score``) or a Results.
+        by: column naming the columns of the heatmap (``"agent"`` or ``"run_id"``).
+        infra: ``"drop"`` / ``"fail"`` infrastructure errors, as in the statistics.
+        reward: reward column deciding success (``"score_reward"`` for a re-scored frame's recomputed reward).
+    """
+    from tauk.stats import per_task
+
+    df = as_trials_frame(trials)
+    require_columns(df, ["task_id", by, reward], "success_heatmap")
+    if reward != "reward":
+        df = df.with_columns(pl.col(reward).alias("reward"))
+    kk = 1 if k is None else int(k)
+    pt = per_task(df, by=(by,), infra=infra, k=kk)
+    col = f"U_{kk}"
+    multi_domain = "domain" in pt.columns and pt["domain"].n_unique() > 1
+    if "domain" not in pt.columns:
+        pt = pt.with_columns(pl.lit(None, dtype=pl.String).alias("domain"))
+    agents = sorted({a for a in pt[by].to_list()}, key=lambda v: (v is None, str(v)))
+    tasks = sorted({(d, t) for d, t in zip(pt["domain"], pt["task_id"])}, key=lambda x: (domain_sort_key(x[0]), _natural(x[1])))
+    n_t, n_a = len(tasks), len(agents)
+    h = float(np.clip(0.16 * n_t + 1.4, 2.4, 16.0))
+    w = float(np.clip(1.1 * n_a + 2.6, 3.6, 12.0))
+    fig, ax = figure_and_axes(ax, (w, h))
+    if n_t == 0 or n_a == 0:
+        empty_message(ax, "no tasks")
+        return fig
+    ti = {t: i for i, t in enumerate(tasks)}
+    ai = {a: j for j, a in enumerate(agents)}
+    M = np.full((n_t, n_a), np.nan)
+    for r in pt.select("domain", "task_id", by, col).iter_rows():
+        if r[3] is not None:
+            M[ti[(r[0], r[1])], ai[r[2]]] = r[3]
+    with np.errstate(all="ignore"):
+        task_mean = np.nanmean(np.where(np.isfinite(M), M, np.nan), axis=1)
+        agent_mean = np.nanmean(M, axis=0)
+    task_mean = np.where(np.isfinite(task_mean), task_mean, -1.0)
+    agent_mean = np.where(np.isfinite(agent_mean), agent_mean, -1.0)
+    row_order = sorted(range(n_t), key=lambda i: (-task_mean[i], i))
+    col_order = sorted(range(n_a), key=lambda j: (-agent_mean[j], str(agents[j])))
+    M = M[np.ix_(row_order, col_order)]
+    cm = mpl.colormaps[cmap].with_extremes(bad="#D9D9D9")
+    im = ax.imshow(np.ma.masked_invalid(M), aspect="auto", cmap=cm, vmin=0.0, vmax=1.0, interpolation="nearest")
+    ax.grid(False)
+    ax.set_xticks(range(n_a), [str(agents[j]) for j in col_order], rotation=30 if n_a > 3 else 0,
+                  ha="right" if n_a > 3 else "center")  # fmt: skip
+    if n_t <= _MAX_LABELLED_ROWS:
+        labels = [f"{tasks[i][0]}/{tasks[i][1]}" if multi_domain else str(tasks[i][1]) for i in row_order]
+        ax.set_yticks(range(n_t), labels, fontsize=6.5 if n_t > 30 else 8)
+    else:
+        ax.set_yticks([])
+    ax.set_ylabel(f"task ({n_t}), easiest at the top")
+    ax.set_xlabel(by)
+    for s in ax.spines.values():
+        s.set_visible(False)
+    ax.tick_params(length=0)
+    what = "success rate (c/n)" if k is None else f"task pass^{kk} = C(c,{kk})/C(n,{kk})"
+    cb = fig.colorbar(im, ax=ax, shrink=min(1.0, 6.0 / h + 0.2), aspect=30, pad=0.02)
+    cb.set_label(what)
+    cb.outline.set_visible(False)
+    ax.set_title(f"per-task {'success' if k is None else f'pass^{kk}'} by {by}", loc="left")
+    return fig
