@@ -199,3 +199,30 @@ def test_power_one_trial_pilot_has_no_split_and_input_checks():
         power(0.1)
     with pytest.raises(TaukError):
         power(0.0, var_d=0.1)
+
+
+def test_every_result_object_renders_escaped():
+    rows = _two_agents([[1, 0], [1, 1], [0, 0]], [[0, 0], [1, 0], [0, 1]])
+    rows = [{**r, "agent": "<i>A&</i>" if r["agent"] == "A" else "B_%"} for r in rows]
+    df = make_trials(rows)
+    from tauk.stats import pass_at_k, pass_hat_k, summarize
+
+    objs = [
+        summarize(df, by="agent", ci=0.9, resamples=200),
+        pass_hat_k(df, by="agent", resamples=200),
+        pass_at_k(df, by="agent", method="t"),
+        compare(df, "<i>A&</i>", "B_%", resamples=200),
+        compare_all(df, resamples=200),
+        power(0.1, pilot=df),
+    ]
+    for o in objs:
+        with pytest.raises(AttributeError):
+            o.seed = 1 if hasattr(o, "seed") else None
+            o.delta = 1
+        tab = o.summary()
+        text, html, tex = str(tab), tab._repr_html_(), tab.to_latex()
+        assert text and "<table>" in html and r"\begin{tabular}" in tex
+        assert "<i>" not in html
+        if "A&" in text:
+            assert "&lt;i&gt;A&amp;&lt;/i&gt;" in html and r"A\&" in tex
+        assert isinstance(o.to_frame(), pl.DataFrame)

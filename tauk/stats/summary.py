@@ -189,8 +189,6 @@ def summarize(
 def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     seen = set(gframe["run_id"].to_list())
     missing = runs.filter(~pl.col("run_id").is_in(list(seen)))
-    if missing.height == 0:
-        return gframe
     extra = pl.DataFrame(
         {
             "run_id": missing["run_id"].to_list(),
