@@ -54,7 +54,7 @@ def fake_plots(monkeypatch):
                 df = obj.pass_hat_k.filter(pl.col("k") == kw.get("k", 1))
                 ax.bar(range(df.height), df["estimate"].fill_null(0).to_list())
             else:
-                ax.plot([0, 1], [0, obj.pairs.height])
+                ax.plot([0, 1], [0, obj.to_frame().height])
             return fig
 
         return fn

@@ -71,4 +71,7 @@ class WidgetBase:
     widget: w.Widget
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):  # a short text fallback instead of the repr of every child widget
+            bundle = {**bundle, "text/plain": f"<tauk {type(self).__name__}: run in Jupyter to interact>"}
+        return bundle

@@ -51,26 +51,23 @@ class ComparisonWidget(WidgetBase):
         self.widget = w.VBox([
             w.HBox([self.a, self.b]), w.HBox([self.k, self.by_domain]), self.infra, self.status, self.table, self.output
         ])
-        self._cache: dict[tuple, tuple[stats.Comparison, stats.MultipleComparison]] = {}
+        self._cache: dict[tuple, stats.Comparison] = {}
         self.n_computed = 0
         self.comparison: stats.Comparison | None = None
-        self.multiple: stats.MultipleComparison | None = None
         self.figure_png: bytes | None = None
         for c in (self.a, self.b, self.k, self.infra, self.by_domain):
             c.observe(self._on_change, names="value")
         self.refresh()
 
-    def compute(self) -> tuple[stats.Comparison, stats.MultipleComparison]:
-        """(compare(a, b), compare_all([a, b])) for the current choice, cached."""
+    def compute(self) -> stats.Comparison:
+        """:func:`tauk.stats.compare` of the current choice, cached."""
         by = "domain" if self.by_domain.value else None
         key = (self.a.value, self.b.value, int(self.k.value), self.infra.value, by)
         if key not in self._cache:
             a, b, k, infra, _ = key
             opts = dict(k=k, by=by, infra=infra, ci=self.ci, method=self.method, resamples=self.resamples,
                         seed=self.seed, progress=False)
-            cmp = stats.compare(self._trials, a, b, **opts)
-            multi = stats.compare_all(self._trials, agents=[a, b], **opts)
-            self._cache[key] = (cmp, multi)
+            self._cache[key] = stats.compare(self._trials, a, b, **opts)
             self.n_computed += 1
         return self._cache[key]
 
@@ -79,20 +76,20 @@ class ComparisonWidget(WidgetBase):
 
     def refresh(self) -> None:
         if self.a.value == self.b.value:
-            self.comparison = self.multiple = None
+            self.comparison = None
             self.status.value = "<i>pick two different agents</i>"
             self.table.value = ""
             show_text(self.output, "pick two different agents")
             return
         try:
-            cmp, multi = self.compute()
+            cmp = self.compute()
         except Exception as exc:
-            self.comparison = self.multiple = None
+            self.comparison = None
             self.status.value = error_html(exc)
             self.table.value = ""
             show_text(self.output, "no comparison")
             return
-        self.comparison, self.multiple = cmp, multi
+        self.comparison = cmp
         self.status.value = ""
         self.table.value = comparison_html(cmp)
         fn = plot_function("forest")
@@ -101,7 +98,7 @@ class ComparisonWidget(WidgetBase):
             show_text(self.output, "tauk.plot.forest is not available in this version of tauk")
             return
         try:
-            fig = fn(multi)
+            fig = fn(cmp)
         except Exception as exc:
             self.figure_png = None
             show_text(self.output, f"could not draw the forest plot: {type(exc).__name__}: {exc}")

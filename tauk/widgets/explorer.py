@@ -38,8 +38,8 @@ basis. Any other ``"A+B"`` string may be set on ``Explorer.reward_basis.options`
 
 FIGURES: tuple[tuple[str, str], ...] = (
     ("pass^k at k, by domain", "domain_estimates"),
-    ("pass^k curve", "pass_k_curve"),
-    ("cost vs pass^k", "cost_vs_pass"),
+    ("pass^k curve (every k)", "pass_k_curve"),
+    ("cost vs pass^k at k", "cost_vs_pass"),
 )
 """Figures the explorer can draw (label, ``tauk.plot`` function name)."""
 
@@ -207,9 +207,7 @@ class Explorer(WidgetBase):
             show_text(self.output, f"tauk.plot.{name} is not available in this version of tauk")
             return
         try:
-            fig = fn(self.summary, k=k) if name == "domain_estimates" else fn(self.summary)
-        except TypeError:
-            fig = fn(self.summary)
+            fig = fn(self.summary) if name == "pass_k_curve" else fn(self.summary, k=k)
         except Exception as exc:
             self.figure_png = None
             show_text(self.output, f"could not draw {name}: {type(exc).__name__}: {exc}")
