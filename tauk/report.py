@@ -1,0 +1,321 @@
+"""``tauk report``: summary and comparison tables (Markdown + LaTeX) and every figure the data supports (PDF + PNG),
+with an index ``README.md``, in one folder.
+
+    tauk report data --out report
+    tauk report PATH... --out DIR [--ci LEVEL] [--resamples N] [--seed S] [--infra drop|fail] [--leaderboard DIR]
+
+Defaults: 95 % BCa task-bootstrap intervals with **1999** resamples (``DEFAULT_RESAMPLES``; the interactive
+``tauk summary`` uses 9999) — enough for stable 95 % interval end points to about two decimals, and it keeps the report
+of the bundled sample to a few seconds. Pass ``--resamples 9999`` for publication. The same inputs and seed give
+byte-identical files (figures are saved without timestamps; the README carries no date).
+
+Layout of the output folder::
+
+    README.md                         index of everything written (with the PNGs inline)
+    tables/summary_agent_domain.{md,tex}   upstream metrics + pass^k intervals per agent × domain
+    tables/summary_agent.{md,tex}          … per agent (all domains)
+    tables/summary_run.{md,tex}            … per results file
+    tables/comparisons.{md,tex}            all pairs of agents, paired on shared tasks, Holm-adjusted
+    tables/comparisons_by_domain.{md,tex}  the same within each domain (when there are several)
+    figures/<name>.{pdf,png}               see ``FIGURES``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from tauk.errors import TaukError
+
+__all__ = ["write_report", "add_cli", "DEFAULT_RESAMPLES", "FIGURES", "markdown_table"]
+
+DEFAULT_RESAMPLES = 1999
+"""Bootstrap resamples for the report's intervals (see the module docs)."""
+
+FIGURES: dict[str, str] = {
+    "pass_k_curve": "pass^k against k per agent, shaded task-bootstrap interval",
+    "pass_k_curve_runs": "pass^k against k per results file",
+    "domain_estimates": "pass^1 per domain with intervals, agents side by side",
+    "forest": "paired pass^1 differences between agents (filled: Holm-adjusted p < α)",
+    "forest_by_domain": "paired pass^1 differences within each domain (Holm over all of them)",
+    "success_heatmap": "task × agent success rate, tasks ordered by difficulty",
+    "failure_breakdown": "which reward component sinks the failed trials (tauk.score)",
+    "termination_reasons": "how trials ended, per agent",
+    "cost_vs_pass": "mean agent cost per trial against pass^1, with the Pareto front",
+    "leaderboard": "published leaderboard pass^1 beside the recomputed figures",
+}
+"""Every figure the report can write, by file name (without extension)."""
+
+
+def markdown_table(table: Any, level: int = 2) -> str:
+    """A :class:`tauk.stats.SummaryTable` (anything with title, columns, notes and ``_cells()``) as GitHub Markdown:
+    a heading, a pipe table (cells formatted as in the text/LaTeX renderings, pipes escaped) and the notes."""
+
+    def esc(s: str) -> str:
+        return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+    cells = table._cells()
+    lines = [f"{'#' * level} {esc(table.title)}", ""]
+    lines.append("| " + " | ".join(esc(c) for c in table.columns) + " |")
+    lines.append("|" + "|".join("---" for _ in table.columns) + "|")
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in cells]
+    if table.notes:
+        lines.append("")
+        lines += [f"- {esc(n)}" for n in table.notes]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class _Index:
+    out: Path
+    written: list[Path] = field(default_factory=list)
+    tables: list[tuple[str, str, list[Path]]] = field(default_factory=list)
+    figures: list[tuple[str, str, list[Path]]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def rel(self, p: Path) -> str:
+        return p.relative_to(self.out).as_posix()
+
+
+def _write_table(idx: _Index, name: str, what: str, table: Any) -> None:
+    tdir = idx.out / "tables"
+    tdir.mkdir(parents=True, exist_ok=True)
+    md = tdir / f"{name}.md"
+    tex = tdir / f"{name}.tex"
+    md.write_text(markdown_table(table, level=1), encoding="utf-8")
+    tex.write_text(table.to_latex() + "\n", encoding="utf-8")
+    idx.written += [md, tex]
+    idx.tables.append((name, what, [md, tex]))
+
+
+def _write_figure(idx: _Index, name: str, make: Callable[[], Any], formats: Sequence[str]) -> None:
+    from tauk.plot import save
+
+    try:
+        fig = make()
+    except TaukError as exc:
+        idx.skipped.append((name, str(exc)))
+        return
+    paths = save(fig, idx.out / "figures" / name, formats=formats)
+    idx.written += paths
+    idx.figures.append((name, FIGURES.get(name, ""), paths))
+
+
+def _inputs_text(trials: pl.DataFrame, runs: pl.DataFrame | None) -> list[str]:
+    lines = []
+    if runs is not None and runs.height:
+        for r in runs.iter_rows(named=True):
+            lines.append(
+                f"- `{r.get('run_id')}` — agent `{r.get('agent')}`, domain `{r.get('domain')}`, "
+                f"{r.get('n_simulations')} simulations, {r.get('n_infra_errors', 0)} infrastructure errors"
+            )
+    else:
+        lines.append(f"- a trials frame of {trials.height} simulations")
+    return lines
+
+
+def write_report(
+    results: Any,
+    out_dir: str | Path,
+    ci: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    infra: str = "drop",
+    method: str = "bca",
+    leaderboard: str | Path | pl.DataFrame | None = None,
+    formats: Sequence[str] = ("pdf", "png"),
+) -> list[Path]:
+    """Write the report for ``results`` into ``out_dir`` and return the paths written (README.md last).
+
+    Args:
+        results: a :class:`tauk.Results` (a bare trials frame works too; the failure breakdown then needs
+            scoring input it does not have and is skipped).
+        ci, method, resamples, seed: interval settings for every table and figure (task bootstrap; paired for the
+            comparisons). ``resamples`` defaults to :data:`DEFAULT_RESAMPLES` (1999).
+        infra: ``"drop"`` (τ²-bench ≥ 1.0) or ``"fail"`` (leaderboard convention) for infrastructure errors.
+        leaderboard: a leaderboard folder (or the frame of ``load_leaderboard``) to add the leaderboard figure.
+        formats: figure formats (default PDF and PNG).
+
+    Figures the data cannot support (one agent: no forest; no costs: no cost plot; …) are skipped and listed in
+    the README with the reason.
+    """
+    import tauk.plot as tp
+    from tauk.stats import compare_all, summarize
+    from tauk.stats.passk import as_trials
+
+    if infra not in ("drop", "fail"):
+        raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    trials = as_trials(results)
+    runs = getattr(results, "runs", None)
+    idx = _Index(out)
+    opts = {"infra": infra, "ci": ci, "method": method, "resamples": resamples, "seed": seed}
+
+    agents = sorted({a for a in trials["agent"].to_list() if a is not None}) if "agent" in trials.columns else []
+    domains = sorted({d for d in trials["domain"].to_list() if d is not None}) if "domain" in trials.columns else []
+    tp.register_agents(agents)
+
+    # ---- statistics (computed once, shared by tables and figures)
+    s_ad = summarize(results, by=("agent", "domain"), **opts)
+    s_agent = summarize(results, by=("agent",), **opts)
+    s_run = summarize(results, by=("run_id",), **opts)
+    cmp_all = cmp_dom = None
+    if len(agents) >= 2:
+        cmp_all = compare_all(results, k=1, adjust="holm", **opts)
+        if len(domains) > 1:
+            cmp_dom = compare_all(results, k=1, by="domain", adjust="holm", **opts)
+
+    # ---- tables
+    _write_table(idx, "summary_agent_domain", "upstream metrics and pass^k per agent × domain", s_ad.summary())
+    _write_table(idx, "summary_agent", "upstream metrics and pass^k per agent (all domains)", s_agent.summary())
+    _write_table(idx, "summary_run", "upstream metrics and pass^k per results file", s_run.summary())
+    if cmp_all is not None:
+        _write_table(idx, "comparisons", "all pairs of agents, paired on shared tasks (Holm)", cmp_all.summary())
+    else:
+        idx.skipped.append(("comparisons", "fewer than two agents"))
+    if cmp_dom is not None:
+        _write_table(idx, "comparisons_by_domain", "all pairs within each domain (Holm over all)", cmp_dom.summary())
+
+    # ---- figures
+    figs: list[tuple[str, Callable[[], Any] | None, str]] = [
+        ("pass_k_curve", lambda: tp.pass_k_curve(s_agent), ""),
+        ("pass_k_curve_runs", (lambda: tp.pass_k_curve(s_run)) if s_run.groups.height > 1 else None, "a single run"),
+        ("domain_estimates", (lambda: tp.domain_estimates(s_ad)) if domains else None, "no domain recorded"),
+        ("forest", (lambda: tp.forest(cmp_all)) if cmp_all is not None else None, "fewer than two agents"),
+        ("forest_by_domain", (lambda: tp.forest(cmp_dom)) if cmp_dom is not None else None,
+         "fewer than two agents or a single domain"),
+        ("success_heatmap", lambda: tp.success_heatmap(trials, infra=infra), ""),
+        ("failure_breakdown", _failure_maker(results, infra), "needs a tauk.Results to score"),
+        ("termination_reasons", lambda: tp.termination_reasons(trials), ""),
+        ("cost_vs_pass", (lambda: tp.cost_vs_pass(s_agent))
+         if s_agent.groups["avg_agent_cost"].drop_nulls().len() > 0 else None, "no agent_cost recorded"),
+    ]  # fmt: skip
+    if leaderboard is not None:
+        figs.append(("leaderboard", _leaderboard_maker(leaderboard, s_ad), ""))
+    for name, make, why in figs:
+        if make is None:
+            idx.skipped.append((name, why))
+        else:
+            _write_figure(idx, name, make, formats)
+
+    readme = out / "README.md"
+    readme.write_text(_readme(idx, trials, runs, opts, s_agent), encoding="utf-8")
+    idx.written.append(readme)
+    return idx.written
+
+
+def _failure_maker(results: Any, infra: str) -> Callable[[], Any] | None:
+    if not hasattr(results, "messages"):
+        return None
+
+    def make() -> Any:
+        import tauk.plot as tp
+        from tauk.scoring import score
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scored = score(results)
+        return tp.failure_breakdown(scored, infra="drop" if infra == "drop" else "keep")
+
+    return make
+
+
+def _leaderboard_maker(board: Any, s_ad: Any) -> Callable[[], Any]:
+    def make() -> Any:
+        import tauk.plot as tp
+        from tauk.io.leaderboard import load_leaderboard
+
+        b = board if isinstance(board, pl.DataFrame) else load_leaderboard(board)
+        return tp.leaderboard(b, recomputed=s_ad)
+
+    return make
+
+
+def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: dict[str, Any], s_agent: Any) -> str:
+    import tauk
+
+    n_infra = int(s_agent.groups["infra_error_count"].sum()) if s_agent.groups.height else 0
+    L = [
+        "# tauk report",
+        "",
+        f"Written by `tauk report` (tauk {tauk.__version__}). Inputs:",
+        "",
+        *_inputs_text(trials, runs),
+        "",
+        "Settings: "
+        f"{opts['ci']:.0%} {opts['method']} task-bootstrap intervals, {opts['resamples']} resamples, seed {opts['seed']}; "
+        f"infrastructure errors {'dropped' if opts['infra'] == 'drop' else 'counted as failures'} "
+        f"({n_infra} in the data). Success = reward within 1 ± 1e-6; pass^k = mean over tasks of C(c,k)/C(n,k).",
+        "",
+        "## Tables",
+        "",
+    ]
+    for name, what, paths in idx.tables:
+        md, tex = paths
+        L.append(f"- **{name}** — {what}: [Markdown]({idx.rel(md)}) · [LaTeX]({idx.rel(tex)})")
+    L += ["", "## Figures", ""]
+    for name, what, paths in idx.figures:
+        links = " · ".join(f"[{p.suffix[1:].upper()}]({idx.rel(p)})" for p in paths)
+        L.append(f"### {name}")
+        L.append("")
+        L.append(f"{what}. {links}")
+        png = [p for p in paths if p.suffix == ".png"]
+        if png:
+            L += ["", f"![{name}]({idx.rel(png[0])})"]
+        L.append("")
+    if idx.skipped:
+        L += ["## Not written", ""]
+        L += [f"- **{name}**: {why}" for name, why in idx.skipped]
+        L.append("")
+    return "\n".join(L).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+def cmd_report(args: argparse.Namespace) -> int:
+    from tauk.cli import load_inputs
+
+    res = load_inputs(args)
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    paths = write_report(res, args.out, ci=args.ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
+                         method=args.method, leaderboard=args.leaderboard, formats=formats)  # fmt: skip
+    out = Path(args.out)
+    print(f"tauk report: wrote {len(paths)} files to {out}")
+    for p in paths:
+        with contextlib.suppress(ValueError):
+            p = p.relative_to(out)
+        print(f"  {p}")
+    return 0
+
+
+def add_cli(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``tauk report PATH... --out DIR [--ci] [--resamples] [--seed] [--infra] [--leaderboard DIR]``."""
+    from tauk.cli import add_load_args
+
+    p = subparsers.add_parser(
+        "report",
+        help="write tables (Markdown, LaTeX) and figures (PDF, PNG) with an index README",
+        description=(
+            "Summary tables (agent × domain, agent, run), all-pairs comparisons (Holm) and every figure the data "
+            f"supports, in one folder. Intervals: task bootstrap, {DEFAULT_RESAMPLES} resamples by default."
+        ),
+    )
+    add_load_args(p)
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="confidence level (default 0.95)")
+    p.add_argument("--method", default="bca", choices=["bca", "percentile", "t", "bootstrap-t"])
+    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                   help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
+    p.add_argument("--leaderboard", metavar="DIR", default=None, help="leaderboard submissions to plot beside")
+    p.add_argument("--formats", default="pdf,png", help="figure formats, comma-separated (default pdf,png)")
+    p.set_defaults(func=cmd_report)
+    return p
