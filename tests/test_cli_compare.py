@@ -1,0 +1,45 @@
+"""`tauk compare`: the JSON contract, labels from files or LABEL=PATH, self-comparison."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import tauk
+from tauk.cli import COMPARE_KEYS, main
+from tauk.stats import compare
+
+
+def _run(capsys, *args) -> list[dict]:
+    assert main(["compare", *args, "--format", "json", "--quiet", "--resamples", "999"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_compare_json_contract_and_values(capsys, shared_data):
+    a = shared_data / "tau2/v0.1_gpt-4.1_airline-test_1trial.json"
+    b = shared_data / "tau2/v0.1_ft-gpt-4.1_airline-test_1trial.json"
+    (rec,) = _run(capsys, f"base={a}", f"ft={b}", "--a", "ft", "--b", "base")
+    assert set(rec) >= set(COMPARE_KEYS)
+    direct = compare(tauk.load({"base": a, "ft": b}), "ft", "base", resamples=999).to_frame().row(0, named=True)
+    assert rec["difference"] == pytest.approx(direct["diff"]) and rec["n_tasks"] == 20
+    assert rec["ci_low"] <= rec["difference"] <= rec["ci_high"]
+    assert rec["p_value"] == pytest.approx(direct["p_perm"])
+    assert rec["p_value_adjusted"] == pytest.approx(rec["p_value"])  # one comparison: nothing to adjust
+
+
+def test_compare_by_domain_adjusts(capsys):
+    recs = _run(capsys, "data", "--a", "atlas-large", "--b", "baseline", "--by", "domain")
+    assert [r["domain"] for r in recs] == ["airline", "retail"]
+    assert all(r["p_value_adjusted"] >= r["p_value"] for r in recs)
+    assert all(r["difference"] > 0 for r in recs)  # the stronger synthetic agent
+
+
+def test_compare_agent_with_itself(capsys):
+    (rec,) = _run(capsys, "a=data/baseline_airline.json", "b=data/baseline_airline.json", "--a", "a", "--b", "b")
+    assert rec["difference"] == 0 and rec["p_value"] == 1
+
+
+def test_unknown_label_is_a_clear_error(capsys):
+    assert main(["compare", "data", "--a", "nobody", "--b", "baseline", "--quiet"]) == 2
+    assert "nobody" in capsys.readouterr().err
