@@ -195,10 +195,33 @@ def new_figure(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, **k
     return fig, axes
 
 
+def _freeze_layout(fig: Figure) -> None:
+    """Run the figure's layout engine once from a canonical start and pin the result.
+
+    Constrained layout is not idempotent: each draw starts from the positions the last one left (and tick labels
+    depend on axes sizes), so saving PDF then PNG then PDF again would give three slightly different layouts. Here
+    the grid axes are put back on their subplot-spec positions, the layout runs once (Agg, the figure's dpi), and the
+    engine is switched off, so every later save of this figure in any format lays out the same.
+    """
+    if getattr(fig, "_tauk_layout_frozen", False):
+        return
+    engine = fig.get_layout_engine()
+    if engine is not None and type(engine).__name__ != "PlaceHolderLayoutEngine":
+        for ax in fig.axes:
+            ss = ax.get_subplotspec()
+            if ss is not None:
+                ax._set_position(ss.get_position(fig))
+        with style():
+            fig.draw_without_rendering()
+        fig.set_layout_engine("none")
+    fig._tauk_layout_frozen = True  # type: ignore[attr-defined]
+
+
 def save(fig: Figure, path: str | Path, formats: Sequence[str] | None = None, dpi: int = SAVE_DPI) -> list[Path]:
     """Save reproducibly: the same figure gives byte-identical files (no timestamps, fixed producer, fixed dpi).
 
-    ``path`` with a suffix (``.pdf``, ``.png``, ``.svg``) writes that file; without one (or with ``formats``),
+    The figure's layout is computed once and pinned on the first save (constrained layout would otherwise shift a
+    little between saves). ``path`` with a suffix (``.pdf``, ``.png``, ``.svg``) writes that file; without one (or with ``formats``),
     writes ``path.<fmt>`` for each of ``formats`` (default PDF and PNG). Returns the paths written.
     """
     p = Path(path)
@@ -212,6 +235,7 @@ def save(fig: Figure, path: str | Path, formats: Sequence[str] | None = None, dp
     else:
         fmts = [f.lower().lstrip(".") for f in formats]
         stem = p.with_suffix("") if p.suffix.lower() in (".pdf", ".png", ".svg") else p
+    _freeze_layout(fig)
     out = []
     for fmt in fmts:
         meta = {"pdf": _PDF_METADATA, "png": _PNG_METADATA, "svg": _SVG_METADATA}.get(fmt)
