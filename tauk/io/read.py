@@ -136,18 +136,20 @@ def _check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
     run.simulations, run.sim_sources = keep_sims, keep_src
 
 
-def _decode_sims_one_by_one(path: Path, raws: list[msgspec.Raw], strict: bool, report: LoadReport):
-    sims, srcs = [], []
+def decode_each(path: Path, raws: list[msgspec.Raw], dec: msgspec.json.Decoder, prefix: str, what: str,
+                strict: bool, report: LoadReport) -> tuple[list[Any], list[int]]:  # fmt: skip
+    """Decode items one by one so that an error names its item (``prefix`` + index); non-strict skips it."""
+    items, srcs = [], []
     for i, raw in enumerate(raws):
         try:
-            sims.append(_SIM.decode(raw))
+            items.append(dec.decode(raw))
             srcs.append(i)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            err = _raise(path, exc, f"$.simulations[{i}]")
+            err = _raise(path, exc, f"{prefix}[{i}]")
             if strict:
                 raise err from None
-            report.add(str(path), err.location, "invalid_simulation", err.message + "; simulation skipped", skipped=1)
-    return sims, srcs
+            report.add(str(path), err.location, f"invalid_{what}", f"{err.message}; {what} skipped", skipped=1)
+    return items, srcs
 
 
 def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
@@ -164,7 +166,7 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
             raise _raise(path, exc2) from None
         if rtop.simulations is None:
             raise _raise(path, exc) from None
-        sims, srcs = _decode_sims_one_by_one(path, rtop.simulations, strict, report)
+        sims, srcs = decode_each(path, rtop.simulations, _SIM, "$.simulations", "simulation", strict, report)
         top = rtop
     except msgspec.DecodeError as exc:
         raise _raise(path, exc) from None
@@ -283,16 +285,7 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
             raws = _TB_RAW.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc2:
             raise _raise(path, exc2) from None
-        recs, srcs = [], []
-        for i, raw in enumerate(raws):
-            try:
-                recs.append(_TB_REC.decode(raw))
-                srcs.append(i)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                err = _raise(path, exc, f"$[{i}]")
-                if strict:
-                    raise err from None
-                report.add(str(path), err.location, "invalid_record", err.message + "; record skipped", skipped=1)
+        recs, srcs = decode_each(path, raws, _TB_REC, "$", "record", strict, report)
     except msgspec.DecodeError as exc:
         raise _raise(path, exc) from None
     seen: dict[tuple, int] = {}
