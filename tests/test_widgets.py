@@ -127,6 +127,18 @@ def test_explorer_evaluation_and_basis(res, fake_plots):
     assert f"{v:.4f}" in ex.table.value
 
 
+def test_explorer_hold_computes_once(res, fake_plots):
+    ex = widgets.explorer(res, resamples=100)
+    with ex.hold():
+        ex.evaluation.value = "all"
+        ex.reward_basis.value = "DB+COMMUNICATE+ACTION"
+        ex.infra.value = "fail"
+        ex.k.value = 2
+        assert ex.n_computed == 1
+    assert ex.n_computed == 2
+    assert "pass^2" in ex.table.value and "counted as failed trials" in ex.table.value
+
+
 def test_explorer_empty_selection_and_summary_html(res, fake_plots):
     ex = widgets.explorer(res, resamples=100)
     ex.agents.value = ()

@@ -7,8 +7,9 @@ changing the figure only re-slices that cached :class:`~tauk.stats.Summary` and 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -148,6 +149,22 @@ class Explorer(WidgetBase):
                                                resamples=self.resamples, seed=self.seed, progress=False)
             self.n_computed += 1
         return self._cache[key]
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[Explorer]:
+        """Change several controls at once and compute once, on leaving the ``with`` block::
+
+            with ex.hold():
+                ex.evaluation.value = "all"
+                ex.reward_basis.value = "DB+COMMUNICATE+ACTION"
+        """
+        busy, self._busy = self._busy, True
+        try:
+            yield self
+        finally:
+            self._busy = busy
+        if not busy:
+            self.refresh()
 
     # -- events --------------------------------------------------------------------------------------------
     def _on_selection(self, change: Any = None) -> None:
