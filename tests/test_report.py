@@ -1,0 +1,109 @@
+"""tauk report: tables (Markdown, LaTeX), figures (PDF, PNG), index README; numbers equal tauk.stats."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import SAMPLE_DATA
+
+import tauk
+from tauk.cli import main
+from tauk.report import DEFAULT_RESAMPLES, write_report
+from tauk.stats import compare_all, summarize
+
+EXPECTED_FIGURES = [
+    "pass_k_curve", "pass_k_curve_runs", "domain_estimates", "forest", "forest_by_domain", "success_heatmap",
+    "failure_breakdown", "termination_reasons", "cost_vs_pass",
+]  # fmt: skip
+EXPECTED_TABLES = ["summary_agent_domain", "summary_agent", "summary_run", "comparisons", "comparisons_by_domain"]
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    assert main(["report", str(SAMPLE_DATA), "--out", str(out), "--quiet"]) == 0  # `tauk report data --out report`
+    return out
+
+
+@pytest.fixture(scope="module")
+def res():
+    return tauk.load(SAMPLE_DATA)
+
+
+def _md_rows(path: Path) -> list[dict[str, str]]:
+    lines = [ln for ln in path.read_text().splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(head, [c.strip() for c in ln.strip("|").split("|")])) for ln in lines[2:]]
+
+
+def test_writes_tables_and_figures(report_dir: Path):
+    for t in EXPECTED_TABLES:
+        md, tex = report_dir / "tables" / f"{t}.md", report_dir / "tables" / f"{t}.tex"
+        assert md.read_text().startswith("# ")
+        assert r"\begin{tabular}" in tex.read_text() and r"\toprule" in tex.read_text()
+    for f in EXPECTED_FIGURES:
+        pdf, png = report_dir / "figures" / f"{f}.pdf", report_dir / "figures" / f"{f}.png"
+        assert pdf.read_bytes().startswith(b"%PDF")
+        assert png.read_bytes().startswith(b"\x89PNG")
+    assert not (report_dir / "figures" / "leaderboard.pdf").exists()  # only with --leaderboard
+    readme = (report_dir / "README.md").read_text()
+    for t in EXPECTED_TABLES:
+        assert f"tables/{t}.md" in readme and f"tables/{t}.tex" in readme
+    for f in EXPECTED_FIGURES:
+        assert f"figures/{f}.pdf" in readme and f"figures/{f}.png" in readme
+    assert f"{DEFAULT_RESAMPLES} resamples" in readme
+    assert not re.search(r"20\d\d-\d\d-\d\dT", readme)  # no timestamps
+
+
+def test_markdown_pass1_equals_summarize(report_dir: Path, res):
+    s = summarize(res, by=("agent", "domain"), ci=0.95, resamples=DEFAULT_RESAMPLES, seed=0)
+    want = {(r["agent"], r["domain"]): r for r in s.long().filter(pl.col("k") == 1).iter_rows(named=True)}
+    rows = _md_rows(report_dir / "tables" / "summary_agent_domain.md")
+    assert len(rows) == len(want) == 6
+    for r in rows:
+        m = re.fullmatch(r"([\d.]+) \[([\d.]+), ([\d.]+)\]", r["pass^1"])
+        assert m, r["pass^1"]
+        w = want[(r["agent"], r["domain"])]
+        assert float(m.group(1)) == pytest.approx(w["estimate"], abs=5e-5)
+        assert float(m.group(2)) == pytest.approx(w["ci_low"], abs=5e-5)
+        assert float(m.group(3)) == pytest.approx(w["ci_high"], abs=5e-5)
+    # per run and per agent too
+    s_run = summarize(res, by="run_id", ci=0.95, resamples=DEFAULT_RESAMPLES)
+    runs = {r["run_id"]: r["estimate"] for r in s_run.pass_hat_k.filter(pl.col("k") == 1).iter_rows(named=True)}
+    for r in _md_rows(report_dir / "tables" / "summary_run.md"):
+        assert float(r["pass^1"].split()[0]) == pytest.approx(runs[r["run_id"]], abs=5e-5)
+
+
+def test_comparison_table_is_compare_all_holm(report_dir: Path, res):
+    mc = compare_all(res, ci=0.95, resamples=DEFAULT_RESAMPLES, seed=0, adjust="holm")
+    rows = _md_rows(report_dir / "tables" / "comparisons.md")
+    assert [(r["a"], r["b"]) for r in rows] == list(zip(mc.pairs["a"], mc.pairs["b"]))
+    for r, w in zip(rows, mc.pairs.iter_rows(named=True)):
+        assert float(r["diff"]) == pytest.approx(w["diff"], abs=5e-5)
+        assert float(r["p_holm"]) == pytest.approx(w["p_adjusted"], abs=5e-5)
+
+
+def test_single_agent_skips_what_it_cannot_draw(tmp_path: Path, res):
+    one = res.trials.filter(pl.col("agent") == "baseline")
+    paths = write_report(one, tmp_path, resamples=99, formats=("png",))
+    names = {p.name for p in paths}
+    assert "forest.png" not in names and "comparisons.md" not in names
+    assert "failure_breakdown.png" not in names  # a bare trials frame cannot be scored
+    assert {"pass_k_curve.png", "success_heatmap.png", "summary_agent_domain.md", "README.md"} <= names
+    readme = (tmp_path / "README.md").read_text()
+    assert "## Not written" in readme and "**forest**: fewer than two agents" in readme
+
+
+def test_leaderboard_option(tmp_path: Path, shared_data: Path, res):
+    paths = write_report(res, tmp_path, resamples=99, formats=("png",), leaderboard=shared_data / "leaderboard")
+    assert tmp_path / "figures" / "leaderboard.png" in paths
+
+
+def test_bad_infra_and_cli_errors(tmp_path: Path, res):
+    with pytest.raises(tauk.TaukError):
+        write_report(res, tmp_path, infra="maybe")
+    with pytest.raises(SystemExit):
+        main(["report", str(SAMPLE_DATA)])  # --out is required
