@@ -5,9 +5,7 @@ Public API: :func:`score`, :func:`communicate_checks`, :func:`action_checks`, :f
 """
 
 from tauk.scoring import namespace as _namespace  # noqa: F401  (registers DataFrame.tauk)
-from tauk.scoring._tasks import read_tasks_file, task_frames
-from tauk.scoring.audit import Audit, add_cli, audit
-from tauk.scoring.score import (
+from tauk.scoring._score import (
     COMPONENTS,
     EVALUATION_TYPES,
     RegradeWarning,
@@ -15,6 +13,8 @@ from tauk.scoring.score import (
     communicate_checks,
     score,
 )
+from tauk.scoring._tasks import read_tasks_file, task_frames
+from tauk.scoring.audit import Audit, add_cli, audit
 
 __all__ = [
     "Audit",

@@ -16,11 +16,15 @@ from typing import Any
 import polars as pl
 
 try:  # orjson is a declared dependency, but keep the kernel importable without it
-    import orjson
+    import orjson as _orjson
 
-    _fast_loads = orjson.loads
+    _fast_loads = _orjson.loads
 except ImportError:  # pragma: no cover
+    _orjson = None
     _fast_loads = json.loads
+
+
+_STR_TAG = "\x01"  # canonical text of a top-level string: tag + the string (JSON text never starts with \x01)
 
 # Python's str.isspace() set = Unicode White_Space (Rust regex \s) + the four ASCII separators \x1c-\x1f.
 # has_text_content() in τ²-bench is `content is not None and content.strip() != ""`.
@@ -29,8 +33,8 @@ BLANK_RE = r"^[\s\x1c-\x1f]*$"
 _nan_ids = itertools.count()
 
 
-class _NaN(Exception):
-    pass
+class _Special(Exception):
+    """A float NaN/inf somewhere in the value: take the slow, exact path."""
 
 
 def _canon(v: Any) -> Any:
@@ -39,9 +43,9 @@ def _canon(v: Any) -> Any:
     if v is True or v is False:
         return int(v)
     if isinstance(v, float):
-        if v != v:  # NaN != NaN in Python: never equal to anything
-            raise _NaN
-        if math.isfinite(v) and v.is_integer():
+        if not math.isfinite(v):
+            raise _Special
+        if v.is_integer():
             return int(v)
         return v
     if isinstance(v, dict):
@@ -51,14 +55,48 @@ def _canon(v: Any) -> Any:
     return v
 
 
+def _canon_slow(v: Any) -> Any:
+    if v is True or v is False:
+        return int(v)
+    if isinstance(v, float):
+        if v != v:  # NaN != NaN in Python: never equal to anything
+            raise ValueError("nan")
+        if math.isfinite(v) and v.is_integer():
+            return int(v)
+        return v
+    if isinstance(v, dict):
+        return {k: _canon_slow(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_canon_slow(x) for x in v]
+    return v
+
+
 def canonical_value(v: Any) -> str:
-    """Canonical JSON text of a value such that ``canonical_value(a) == canonical_value(b)`` iff ``a == b`` for
+    """Canonical text of a JSON value such that ``canonical_value(a) == canonical_value(b)`` iff ``a == b`` for
     JSON values under Python semantics (``1 == 1.0 == True``, ``"1" != 1``, list order matters, dict key order
-    does not).  A value containing NaN gets a unique token (NaN equals nothing)."""
+    does not).  Top-level strings are the string behind a ``\x01`` tag (no JSON text starts with it); other values
+    are compact JSON with sorted keys after bool -> int and integral float -> int.  A value containing NaN gets a
+    unique token (NaN equals nothing)."""
+    t = type(v)
+    if t is str:
+        return _STR_TAG + v
+    if t is int:
+        return str(v)
+    if v is None:
+        return "null"
     try:
-        return json.dumps(_canon(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except _NaN:
-        return f"<NaN#{next(_nan_ids)}>"
+        c = _canon(v)
+        if _orjson is not None:
+            try:
+                return _orjson.dumps(c, option=_orjson.OPT_SORT_KEYS).decode()
+            except TypeError:  # e.g. an integer beyond 64 bits
+                pass
+        return json.dumps(c, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except _Special:
+        try:
+            return json.dumps(_canon_slow(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        except ValueError:
+            return f"<NaN#{next(_nan_ids)}>"
 
 
 def _parse_object(text: str | None) -> dict:
@@ -77,23 +115,30 @@ def _parse_object(text: str | None) -> dict:
 def explode_arguments(frame: pl.DataFrame, id_cols: list[str], col: str = "arguments") -> pl.DataFrame:
     """Long frame ``id_cols + [key, value]``: one row per top-level argument, ``value`` canonical JSON text.
 
-    Each distinct argument text is parsed once (a list comprehension over the distinct texts: data preparation);
-    the fan-out to rows is a join."""
+    Each distinct argument text is parsed once (a loop over the distinct texts: data preparation); the fan-out to
+    rows is a join."""
     schema = {**{c: frame.schema[c] for c in id_cols}, "key": pl.String(), "value": pl.String()}
     if frame.height == 0:
         return pl.DataFrame(schema=schema)
     uniq = frame.get_column(col).unique()
-    parsed = [_parse_object(s) for s in uniq.to_list()]
+    ids: list[int] = []
+    keys: list[str] = []
+    vals: list[str] = []
+    for i, text in enumerate(uniq.to_list()):
+        for k, v in _parse_object(text).items():
+            ids.append(i)
+            keys.append(k)
+            vals.append(canonical_value(v))
     table = pl.DataFrame(
-        {
-            col: uniq,
-            "key": [list(d.keys()) for d in parsed],
-            "value": [[canonical_value(x) for x in d.values()] for d in parsed],
-        },
-        schema={col: pl.String(), "key": pl.List(pl.String()), "value": pl.List(pl.String())},
+        {"_ux": ids, "key": keys, "value": vals}, schema={"_ux": pl.UInt32(), "key": pl.String(), "value": pl.String()}
     )
-    table = table.explode(["key", "value"]).drop_nulls("key")
-    out = frame.select(*id_cols, col).join(table, on=col, how="inner", nulls_equal=True).drop(col)
+    codes = pl.DataFrame({col: uniq}).with_row_index("_ux")
+    out = (
+        frame.select(*id_cols, col)
+        .join(codes, on=col, how="inner", nulls_equal=True)
+        .drop(col)
+        .join(table, on="_ux", how="inner")
+    )
     return out.select(list(schema))
 
 
@@ -101,11 +146,11 @@ def explode_arguments(frame: pl.DataFrame, id_cols: list[str], col: str = "argum
 def communicate_long(
     sims: pl.DataFrame, task_info: pl.DataFrame, messages: pl.DataFrame
 ) -> pl.DataFrame:
-    """One row per (simulation, communicate string): ``_sid, info_idx, info, met, message_idx``.
+    """One row per (simulation, communicate string): ``_sid, info_idx, info, met, message_idx`` (unordered).
 
-    sims: ``_sid, _tid, _respond_only`` for the simulations to check (``_respond_only``: τ-bench, only assistant
-    messages without tool calls count).  task_info: ``_tid, communicate_info``.  messages: ``_sid, message_idx,
-    role, content, n_tool_calls``.
+    sims: ``_sid, _tid, _respond_only, run_id, simulation_id`` for the simulations to check (``_respond_only``:
+    τ-bench, only assistant messages without tool calls count).  task_info: ``_tid, communicate_info``.
+    messages: ``run_id, simulation_id, message_idx, role, content, n_tool_calls`` (the loader's frame).
     """
     infos = (
         task_info.select("_tid", "communicate_info")
@@ -116,29 +161,31 @@ def communicate_long(
         .filter(pl.col("info").is_not_null())
         .with_columns(pl.col("info_idx").cast(pl.Int64), _needle=pl.col("info").str.to_lowercase())
     )
-    crit = sims.select("_sid", "_tid").join(infos, on="_tid", how="inner").drop("_tid")
-    need = sims.select("_sid", "_respond_only").join(crit.select("_sid").unique(), on="_sid", how="semi")
+    crit = sims.select("_sid", "_tid", "run_id", "simulation_id", "_respond_only").join(infos, on="_tid", how="inner")
+    n_tc = pl.col("n_tool_calls").fill_null(0) if "n_tool_calls" in messages.columns else pl.lit(0)
     asst = (
-        messages.select("_sid", "message_idx", "role", "content", "n_tool_calls")
-        .join(need, on="_sid", how="inner")
-        .filter(
-            (pl.col("role") == "assistant")
-            & pl.col("content").is_not_null()
-            & ~pl.col("content").str.contains(BLANK_RE)
-            & (~pl.col("_respond_only") | (pl.col("n_tool_calls").fill_null(0) == 0))
-        )
+        messages.lazy()
+        .filter((pl.col("role") == "assistant") & pl.col("content").is_not_null())
+        .filter(~pl.col("content").str.contains(BLANK_RE))
         .select(
-            "_sid",
+            "run_id",
+            "simulation_id",
             "message_idx",
+            _no_calls=n_tc == 0,
             _hay=pl.col("content").str.to_lowercase().str.replace_all(",", "", literal=True),
         )
     )
     hits = (
-        crit.select("_sid", "info_idx", "_needle")
-        .join(asst, on="_sid", how="inner")
-        .filter(pl.col("_hay").str.contains(pl.col("_needle"), literal=True))
+        crit.lazy()
+        .select("run_id", "simulation_id", "_sid", "info_idx", "_needle", "_respond_only")
+        .join(asst, on=["run_id", "simulation_id"], how="inner")
+        .filter(
+            (~pl.col("_respond_only") | pl.col("_no_calls"))
+            & pl.col("_hay").str.contains(pl.col("_needle"), literal=True)
+        )
         .group_by("_sid", "info_idx")
         .agg(message_idx=pl.col("message_idx").min())
+        .collect()
     )
     return (
         crit.join(hits, on=["_sid", "info_idx"], how="left")
@@ -149,7 +196,6 @@ def communicate_long(
             met=pl.col("message_idx").is_not_null(),
             message_idx=pl.col("message_idx").cast(pl.Int64),
         )
-        .sort("_sid", "info_idx")
     )
 
 
@@ -157,34 +203,45 @@ def communicate_long(
 def action_long(
     sims: pl.DataFrame, golds: pl.DataFrame, calls: pl.DataFrame
 ) -> pl.DataFrame:
-    """One row per (simulation, gold action): ``_sid, _gid, matched, call_idx`` (first matching call).
+    """One row per (simulation, gold action): ``_sid, _gid, matched, call_idx`` (first matching call;
+    unordered).
 
-    sims: ``_sid, _tid``.  golds: ``_gid, _tid, name, arguments, compare_args``.  calls: ``_sid, call_idx, name,
-    arguments`` (assistant and user calls pooled; ``requestor`` is not looked at).
+    sims: ``_sid, _tid, run_id, simulation_id``.  golds: ``_gid, _tid, name, arguments, compare_args``.
+    calls: ``run_id, simulation_id, call_idx, name, arguments`` (the loader's frame: assistant and user calls
+    pooled; ``requestor`` is not looked at).
+
+    Whether a call matches a gold depends only on (the call's argument text, the gold), so the key-by-key checks
+    run once per distinct such combination and are joined back to the (simulation, call, gold) candidates.
     """
-    sim_golds = sims.select("_sid", "_tid").join(
-        golds.select("_gid", "_tid", "name", _cmp_null=pl.col("compare_args").is_null()), on="_tid", how="inner"
-    ).drop("_tid")
-    pairs = (
-        sim_golds.join(calls.select("_sid", "call_idx", "name"), on=["_sid", "name"], how="inner")
-        .drop("name")
-        .with_row_index("_pid")
+    sim_golds = sims.select("_sid", "_tid", "run_id", "simulation_id").join(
+        golds.select("_gid", "_tid", "name"), on="_tid", how="inner"
     )
-    # Argument rows are needed only for calls and golds that form a candidate pair.
-    pair_calls = calls.join(pairs.select("_sid", "call_idx").unique(), on=["_sid", "call_idx"], how="semi")
-    call_kv = explode_arguments(pair_calls, ["_sid", "call_idx"]).rename({"value": "_cv"})
-    gold_kv = explode_arguments(
-        golds.join(pairs.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]
-    ).rename({"value": "_gv"})
-
+    pairs = sim_golds.join(
+        calls.select("run_id", "simulation_id", "call_idx", "name", "arguments"),
+        on=["run_id", "simulation_id", "name"],
+        how="inner",
+    ).select("_sid", "_gid", "call_idx", "arguments")
+    codes = pairs.select(pl.col("arguments").unique()).with_row_index("_u")
+    pairs = pairs.join(codes, on="arguments", how="inner", nulls_equal=True).drop("arguments")
+    combos = (
+        pairs.select("_u", "_gid")
+        .unique()
+        .join(golds.select("_gid", _cmp_null=pl.col("compare_args").is_null()), on="_gid", how="inner")
+    )
+    call_kv = explode_arguments(codes.join(combos.select("_u").unique(), on="_u", how="semi"), ["_u"]).rename(
+        {"value": "_cv"}
+    )
+    gold_kv = explode_arguments(golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]).rename(
+        {"value": "_gv"}
+    )
     # compare_args null: keys = the call's own keys; the gold must hold each with an equal value.
     bad_own = (
-        pairs.filter(pl.col("_cmp_null"))
-        .select("_pid", "_sid", "call_idx", "_gid")
-        .join(call_kv, on=["_sid", "call_idx"], how="inner")
+        combos.filter(pl.col("_cmp_null"))
+        .select("_u", "_gid")
+        .join(call_kv, on="_u", how="inner")
         .join(gold_kv, on=["_gid", "key"], how="left")
         .filter(pl.col("_gv").is_null() | (pl.col("_gv") != pl.col("_cv")))
-        .select("_pid")
+        .select("_u", "_gid")
     )
     # compare_args given: keys = compare_args; per key, absent on both sides or equal values.
     gold_keys = (
@@ -195,17 +252,17 @@ def action_long(
         .unique()
     )
     bad_listed = (
-        pairs.filter(~pl.col("_cmp_null"))
-        .select("_pid", "_sid", "call_idx", "_gid")
+        combos.filter(~pl.col("_cmp_null"))
+        .select("_u", "_gid")
         .join(gold_keys, on="_gid", how="inner")
-        .join(call_kv, on=["_sid", "call_idx", "key"], how="left")
+        .join(call_kv, on=["_u", "key"], how="left")
         .join(gold_kv, on=["_gid", "key"], how="left")
         .filter(~pl.col("_cv").eq_missing(pl.col("_gv")))
-        .select("_pid")
+        .select("_u", "_gid")
     )
     bad = pl.concat([bad_own, bad_listed]).unique()
     first = (
-        pairs.join(bad, on="_pid", how="anti")
+        pairs.join(bad, on=["_u", "_gid"], how="anti")
         .group_by("_sid", "_gid")
         .agg(call_idx=pl.col("call_idx").min())
     )
@@ -213,5 +270,4 @@ def action_long(
         sim_golds.select("_sid", "_gid")
         .join(first, on=["_sid", "_gid"], how="left")
         .select("_sid", "_gid", matched=pl.col("call_idx").is_not_null(), call_idx=pl.col("call_idx").cast(pl.Int64))
-        .sort("_sid", "_gid")
     )

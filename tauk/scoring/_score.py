@@ -181,8 +181,8 @@ class _Prepared:
                 ),
                 on=keys,
                 how="left",
+                maintain_order="left",
             )
-            .sort("_sid")
         )
         return cls(src, trials, t, golds, regrade, keys)
 
@@ -196,34 +196,39 @@ class _Prepared:
             "_sid", "_tid", _respond_only=(fmt == "taubench").fill_null(False)
         )
 
-    def _with_sid(self, frame: pl.DataFrame) -> pl.DataFrame:
-        sids = self.trials.select("run_id", "simulation_id", "_sid")
-        return frame.join(sids, on=["run_id", "simulation_id"], how="inner")
+    @cached_property
+    def _needs_messages(self) -> bool:
+        return (
+            self._checkable_keys.height > 0
+            and self.tasks.get_column("communicate_info").list.len().fill_null(0).sum() > 0
+        )
+
+    @cached_property
+    def _needs_calls(self) -> bool:
+        return self.golds is not None and self.golds.height > 0 and self._checkable_keys.height > 0
 
     @cached_property
     def communicate_long(self) -> pl.DataFrame:
-        sims = self._checkable
-        if sims.height == 0 or self.tasks.get_column("communicate_info").list.len().fill_null(0).sum() == 0:
-            msgs = pl.DataFrame(
-                schema={"_sid": pl.UInt32, "message_idx": pl.Int64, "role": pl.String, "content": pl.String,
-                        "n_tool_calls": pl.Int64}
-            )
+        if self._needs_messages:
+            msgs = self.src.messages
         else:
-            msgs = self._with_sid(self.src.messages)
-            if "n_tool_calls" not in msgs.columns:
-                msgs = msgs.with_columns(n_tool_calls=pl.lit(0, pl.Int64))
-        return communicate_long(sims, self.tasks.select("_tid", "communicate_info"), msgs)
+            msgs = pl.DataFrame(
+                schema={"run_id": pl.String, "simulation_id": pl.String, "message_idx": pl.Int64,
+                        "role": pl.String, "content": pl.String, "n_tool_calls": pl.Int64}  # fmt: skip
+            )
+        return communicate_long(self._checkable_keys, self.tasks.select("_tid", "communicate_info"), msgs)
 
     @cached_property
     def action_long(self) -> pl.DataFrame:
-        sims = self._checkable
-        golds = self.golds
-        if golds is None or golds.height == 0 or sims.height == 0:
+        if not self._needs_calls:
             return pl.DataFrame(
                 schema={"_sid": pl.UInt32, "_gid": pl.UInt32, "matched": pl.Boolean, "call_idx": pl.Int64}
             )
-        calls = self._with_sid(self.src.tool_calls).select("_sid", "call_idx", "name", "arguments")
-        return action_long(sims, golds, calls)
+        return action_long(self._checkable_keys, self.golds, self.src.tool_calls)
+
+    @cached_property
+    def _checkable_keys(self) -> pl.DataFrame:
+        return self._checkable.join(self.trials.select("_sid", "run_id", "simulation_id"), on="_sid", how="left")
 
     def recomputed(self) -> pl.DataFrame:
         """``_sid, _communicate, _action`` for every checkable simulation (1.0/0.0; null = not recomputable)."""
@@ -326,7 +331,7 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
     tr = prep.trials
     original = [c for c in prep.src.trials.columns]
     rec = prep.recomputed()
-    tr = tr.join(rec, on="_sid", how="left").sort("_sid")
+    tr = tr.join(rec, on="_sid", how="left", maintain_order="left")
 
     is_tb = (pl.col("format") == "taubench").fill_null(False) if "format" in tr.columns else pl.lit(False)
     has_ri = pl.col("has_reward_info").fill_null(False) if "has_reward_info" in tr.columns else pl.lit(True)

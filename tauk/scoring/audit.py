@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from tauk.scoring.score import score
+from tauk.scoring._score import score
 
 TOL = 1e-6
 FIELDS = (
