@@ -19,6 +19,7 @@ import gc
 import json
 import resource
 import sys
+import threading
 import time
 from collections import defaultdict
 from types import SimpleNamespace
@@ -39,7 +40,39 @@ CALL_MSG = [2, 2, 6, 6]  # message index carrying each of the 4 calls of a simul
 
 
 def _rss_mb() -> float:
+    """Current resident set size (Linux /proc), else the peak so far."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class PeakRSS:
+    """Peak resident memory while the block runs (sampled every 2 ms by a thread), in MB above the start."""
+
+    def __enter__(self) -> PeakRSS:
+        self.start = self.peak = _rss_mb()
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._poll, daemon=True)
+        self._t.start()
+        return self
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.002):
+            self.peak = max(self.peak, _rss_mb())
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._t.join()
+        self.peak = max(self.peak, _rss_mb())
+
+    @property
+    def delta(self) -> float:
+        return self.peak - self.start
 
 
 # ------------------------------------------------------------------------------------------------ synthesis
@@ -271,20 +304,19 @@ def main(argv: list[str] | None = None) -> int:
           f"{data.tasks.height:,} tasks, {data.expected_actions.height:,} gold actions  [built in {gen:.1f}s]")  # fmt: skip
 
     gc.collect()
-    rss0 = _rss_mb()
     times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        fast = score(data, evaluation="all")
-        times.append(time.perf_counter() - t0)
+    with PeakRSS() as mem_fast:
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            fast = score(data, evaluation="all")
+            times.append(time.perf_counter() - t0)
     t_fast = min(times)
-    rss_fast = _rss_mb()
 
     gc.collect()
-    t0 = time.perf_counter()
-    ref = reference(data)  # timed without tracemalloc, which would slow the Python code several-fold
-    t_ref = time.perf_counter() - t0
-    rss_ref = _rss_mb()
+    with PeakRSS() as mem_ref:
+        t0 = time.perf_counter()
+        ref = reference(data)  # not under tracemalloc, which would slow the Python code several-fold
+        t_ref = time.perf_counter() - t0
 
     cols = ["simulation_id", "communicate", "action", "score_reward", "failure"]
     identical = fast.select(cols).equals(ref.select(cols))
@@ -292,8 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"vectorised tauk.score : {t_fast:8.3f} s  (best of {args.repeat}: {', '.join(f'{t:.3f}' for t in times)})")
     print(f"plain-Python reference: {t_ref:8.3f} s")
     print(f"speed-up              : {ratio:8.1f}x  (target >= 20x)")
-    print(f"peak memory (max RSS) : {rss0:8.0f} MB with the data built; {rss_fast:.0f} MB after the vectorised runs "
-          f"(+{rss_fast - rss0:.0f} MB); {rss_ref:.0f} MB after the reference (+{rss_ref - rss_fast:.0f} MB)")  # fmt: skip
+    print(f"peak memory           : vectorised +{mem_fast.delta:.0f} MB, reference +{mem_ref.delta:.0f} MB above the "
+          f"{mem_fast.start:.0f} MB resident with the data built (RSS sampled every 2 ms)")  # fmt: skip
     print(f"identical results     : {identical}")
     succ = fast.get_column("score_reward").eq(1.0).mean()
     print(f"(success rate {succ:.3f}; failures: "
