@@ -331,3 +331,22 @@ def test_style_context_sets_truetype():
         assert mpl.rcParams["pdf.fonttype"] == 42
         assert mpl.rcParams["svg.hashsalt"] == "tauk"
     assert mpl.rcParams["pdf.fonttype"] == before
+
+
+def test_jupyter_display_does_not_change_saved_files(tmp_path, s_agent):
+    shown = tp.pass_k_curve(s_agent)
+    assert shown._repr_png_().startswith(b"\x89PNG")  # rich display without pyplot
+    fresh = tp.pass_k_curve(s_agent)
+    a = tp.save(shown, tmp_path / "shown")
+    b = tp.save(fresh, tmp_path / "fresh")
+    for x, y in zip(a, b):
+        assert x.read_bytes() == y.read_bytes()
+
+
+def test_long_labels_are_shortened_for_display():
+    from tauk.plot._common import shorten
+
+    name = "ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm"
+    s = shorten(name, 30)
+    assert len(s) == 30 and s.startswith("ft:gpt-4.1") and s.endswith("BzrYdMNm") and "…" in s
+    assert shorten("short", 30) == "short"

@@ -55,6 +55,23 @@ def estimates_frame(result: Any) -> tuple[pl.DataFrame, tuple[str, ...], str]:
     )
 
 
+def shorten(label: Any, width: int = 30) -> str:
+    """Display form of a long label: the middle elided, start and end kept (``ft:gpt-4.1-20…-sft:BzrYdMNm``)."""
+    s = str(label)
+    if len(s) <= width:
+        return s
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return s[:head] + "…" + s[-tail:]
+
+
+def tick_rotation(labels: Sequence[str], n_max: int = 4, width: int = 12) -> dict[str, Any]:
+    """Keyword arguments for tick labels: rotated when there are many or long ones."""
+    if len(labels) > n_max or any(len(x) > width for x in labels):
+        return {"rotation": 30, "ha": "right", "rotation_mode": "anchor"}
+    return {}
+
+
 def group_label(row: dict[str, Any], keys: Sequence[str]) -> str:
     if not keys:
         return "all"

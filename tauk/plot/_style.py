@@ -38,6 +38,7 @@ __all__ = [
     "use_style",
     "save",
     "new_figure",
+    "TaukFigure",
 ]
 
 OKABE_ITO: dict[str, str] = {
@@ -187,21 +188,38 @@ def reset_agent_colors() -> None:
 
 
 # ---------------------------------------------------------------------------------------------- figures
+class TaukFigure(Figure):
+    """A matplotlib Figure that displays itself in Jupyter (``_repr_png_``) without going through pyplot.
+
+    tauk's figures are made outside pyplot, so they are never shown twice (once by the inline backend, once as the
+    cell's value), never need closing, and work headless; this gives them their own rich display.
+    """
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        buf = io.BytesIO()
+        with style():
+            self.savefig(buf, format="png", dpi=100, facecolor="white")
+        return buf.getvalue()
+
+
 def new_figure(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Figure, Any]:
     """A figure outside pyplot's registry (nothing to close, no double display in Jupyter), styled."""
     with style():
-        fig = Figure(figsize=figsize, layout="constrained")
+        fig = TaukFigure(figsize=figsize, layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=True, **kw)
     return fig, axes
 
 
-def _freeze_layout(fig: Figure) -> None:
+def _freeze_layout(fig: Figure, dpi: float = SAVE_DPI) -> None:
     """Run the figure's layout engine once from a canonical start and pin the result.
 
     Constrained layout is not idempotent: each draw starts from the positions the last one left (and tick labels
     depend on axes sizes), so saving PDF then PNG then PDF again would give three slightly different layouts. Here
-    the grid axes are put back on their subplot-spec positions, the layout runs once (Agg, the figure's dpi), and the
-    engine is switched off, so every later save of this figure in any format lays out the same.
+    the grid axes are put back on their subplot-spec positions, the layout runs once (Agg at the PNG dpi, where text
+    measures widest, with a little extra padding so PDF and PNG both fit), and the engine is switched off, so every
+    later save of this figure in any format lays out the same.
     """
     if getattr(fig, "_tauk_layout_frozen", False):
         return
@@ -211,8 +229,16 @@ def _freeze_layout(fig: Figure) -> None:
             ss = ax.get_subplotspec()
             if ss is not None:
                 ax._set_position(ss.get_position(fig))
-        with style():
-            fig.draw_without_rendering()
+        if hasattr(engine, "set"):
+            with contextlib.suppress(TypeError):
+                engine.set(w_pad=5 / 72, h_pad=5 / 72)
+        old_dpi = fig.dpi
+        try:
+            fig.set_dpi(dpi)
+            with style():
+                fig.draw_without_rendering()
+        finally:
+            fig.set_dpi(old_dpi)
         fig.set_layout_engine("none")
     fig._tauk_layout_frozen = True  # type: ignore[attr-defined]
 
@@ -235,7 +261,7 @@ def save(fig: Figure, path: str | Path, formats: Sequence[str] | None = None, dp
     else:
         fmts = [f.lower().lstrip(".") for f in formats]
         stem = p.with_suffix("") if p.suffix.lower() in (".pdf", ".png", ".svg") else p
-    _freeze_layout(fig)
+    _freeze_layout(fig, dpi)
     out = []
     for fmt in fmts:
         meta = {"pdf": _PDF_METADATA, "png": _PNG_METADATA, "svg": _SVG_METADATA}.get(fmt)

@@ -11,7 +11,7 @@ from matplotlib.lines import Line2D
 
 from tauk.errors import TaukError
 
-from ._common import empty_message, figure_and_axes, metric_label, styled
+from ._common import empty_message, figure_and_axes, metric_label, shorten, styled
 from ._style import NEUTRAL
 
 __all__ = ["forest"]
@@ -51,16 +51,18 @@ def forest(comparison: Any, ax: Axes | None = None, alpha: float | None = None, 
     by = tuple(comparison.by)
     rows = df.to_dicts()
     n = len(rows)
-    fig, ax = figure_and_axes(ax, (6.4, max(1.6, 0.42 * n + 1.3)))
+    labels = []
+    for r in rows:
+        grp = " · ".join(str(r[c]) for c in by)
+        labels.append((f"[{grp}] " if grp else "") + f"{shorten(r['a'], 24)} − {shorten(r['b'], 24)}")
+    extra = max((len(s) for s in labels), default=0) * 0.055
+    fig, ax = figure_and_axes(ax, (max(6.4, 4.2 + extra + 1.9), max(1.8, 0.36 * n + 1.4)))
     if n == 0:
         empty_message(ax, "no pairs to compare")
         return fig
     p_short = "p_adj" if adjust != "none" else "p"
-    labels = []
     for i, r in enumerate(rows):
         y = n - 1 - i  # first pair on top
-        grp = " · ".join(str(r[c]) for c in by)
-        labels.append((f"[{grp}] " if grp else "") + f"{r['a']} − {r['b']}")
         d = _fnum(r.get("diff"))
         lo, hi = _fnum(r.get("ci_low")), _fnum(r.get("ci_high"))
         if not (np.isfinite(lo) and np.isfinite(hi)):
@@ -73,10 +75,13 @@ def forest(comparison: Any, ax: Axes | None = None, alpha: float | None = None, 
         ax.errorbar([d], [y], xerr=xerr, fmt="o", color=NEUTRAL, ecolor=NEUTRAL, capsize=3, markersize=7,
                     markerfacecolor=NEUTRAL if sig else "white", markeredgecolor=NEUTRAL, markeredgewidth=1.4,
                     elinewidth=1.3, zorder=3)  # fmt: skip
-        if annotate and np.isfinite(d):
+        if not np.isfinite(d):
+            ax.annotate("no shared tasks", xy=(0.5, y), xycoords=("axes fraction", "data"), va="center", ha="center",
+                        fontsize=7.5, color="#888888", style="italic")  # fmt: skip
+        elif annotate:
             ptxt = " —" if p is None else (f"={p:.2g}" if p >= 1e-3 else "<0.001")
             ci_txt = f" [{lo:+.3f}, {hi:+.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
-            ax.annotate(f"{d:+.3f}{ci_txt}  {p_short}{ptxt}", xy=(1.02, y), xycoords=("axes fraction", "data"), va="center",
+            ax.annotate(f"{d:+.3f}{ci_txt}  {p_short}{ptxt}  ({r.get('n_tasks')} tasks)", xy=(1.02, y), xycoords=("axes fraction", "data"), va="center",
                         ha="left", fontsize=7.5, color="#333333", annotation_clip=False)  # fmt: skip
     ax.axvline(0.0, color="#888888", linewidth=1.0, linestyle="--", zorder=1)
     ax.set_yticks(range(n), labels[::-1])

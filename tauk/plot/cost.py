@@ -18,6 +18,7 @@ from ._common import (
     group_label,
     legend_outside,
     metric_label,
+    shorten,
     styled,
 )
 from ._style import NEUTRAL, register_agents
@@ -80,7 +81,7 @@ def cost_vs_pass(summary: Any, k: int = 1, ax: Axes | None = None, interval: str
         lo, hi = r.get(lo_c), r.get(hi_c)
         yerr = None if lo is None or hi is None else np.array([[est[i] - lo], [hi - est[i]]])
         ax.errorbar([cost[i]], [est[i]], yerr=yerr, fmt=dmark[r.get("domain") if has_domain else None],
-                    color=colors[ckeys[i]], capsize=3, markersize=6.5, elinewidth=1.2, label=labels[i], zorder=3)  # fmt: skip
+                    color=colors[ckeys[i]], capsize=3, markersize=6.5, elinewidth=1.2, label=shorten(labels[i], 44), zorder=3)  # fmt: skip
     for j, d in enumerate(domains):
         idx = np.array([i for i, r in enumerate(rows) if not has_domain or r.get("domain") == d], dtype=np.int64)
         front = idx[pareto_front(cost[idx], est[idx])]

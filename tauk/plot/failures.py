@@ -13,7 +13,16 @@ from matplotlib.figure import Figure
 
 from tauk.errors import TaukError
 
-from ._common import as_trials_frame, empty_message, figure_and_axes, legend_outside, require_columns, styled
+from ._common import (
+    as_trials_frame,
+    empty_message,
+    figure_and_axes,
+    legend_outside,
+    require_columns,
+    shorten,
+    styled,
+    tick_rotation,
+)
 from ._style import CATEGORY_PALETTE
 
 __all__ = ["failure_breakdown", "termination_reasons", "failure_order", "TERMINATION_ORDER"]
@@ -86,8 +95,8 @@ def _stacked(ax: Axes, counts: pl.DataFrame, by: str, cat_col: str, cats: list[s
         for i, g in enumerate(groups):
             ax.annotate(f"{int(row_tot[i])}/{totals.get(g, 0)}", xy=(x[i], bottom[i]), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom", fontsize=7, color="#333333")  # fmt: skip
-    ax.set_xticks(x, [str(g) for g in groups], rotation=30 if len(groups) > 4 else 0,
-                  ha="right" if len(groups) > 4 else "center")  # fmt: skip
+    xl = [shorten(g, 24) for g in groups]
+    ax.set_xticks(x, xl, **tick_rotation(xl))
     ax.set_xlim(-0.6, len(groups) - 0.4)
     top = float(bottom.max()) if len(bottom) else 1.0
     ax.set_ylim(0, (1.0 if normalize else max(top, 1.0)) * 1.08)

@@ -11,7 +11,15 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ._common import as_trials_frame, empty_message, figure_and_axes, require_columns, styled
+from ._common import (
+    as_trials_frame,
+    empty_message,
+    figure_and_axes,
+    require_columns,
+    shorten,
+    styled,
+    tick_rotation,
+)
 from .passk import domain_sort_key
 
 __all__ = ["success_heatmap"]
@@ -81,8 +89,8 @@ def success_heatmap(
     cm = mpl.colormaps[cmap].with_extremes(bad="#D9D9D9")
     im = ax.imshow(np.ma.masked_invalid(M), aspect="auto", cmap=cm, vmin=0.0, vmax=1.0, interpolation="nearest")
     ax.grid(False)
-    ax.set_xticks(range(n_a), [str(agents[j]) for j in col_order], rotation=30 if n_a > 3 else 0,
-                  ha="right" if n_a > 3 else "center")  # fmt: skip
+    xl = [shorten(agents[j], 24) for j in col_order]
+    ax.set_xticks(range(n_a), xl, **tick_rotation(xl, n_max=3))
     if n_t <= _MAX_LABELLED_ROWS:
         labels = [f"{tasks[i][0]}/{tasks[i][1]}" if multi_domain else str(tasks[i][1]) for i in row_order]
         ax.set_yticks(range(n_t), labels, fontsize=6.5 if n_t > 30 else 8)
