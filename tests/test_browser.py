@@ -197,6 +197,10 @@ def test_explorer_in_jupyterlab(tmp_path: Path):
         assert after != before
         deadline.wait_for("the table to show pass^2",
                           lambda: "pass^2" in driver.find_element(By.CSS_SELECTOR, ".tauk-summary").text, limit=15)
+        driver.execute_script(
+            "const i = document.querySelector('.widget-output img, .jupyter-widgets-output-area img');"
+            "if (i) i.scrollIntoView({block: 'end'});"
+        )
         driver.save_screenshot(str(ARTIFACTS / "browser_explorer.png"))
     except BaseException:
         if driver is not None:

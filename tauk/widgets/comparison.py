@@ -10,6 +10,7 @@ import polars as pl
 from tauk import stats
 
 from ._common import WidgetBase, error_html, plot_function, show_figure, show_text
+from .explorer import INFRA_CHOICES
 
 __all__ = ["ComparisonWidget", "comparison", "comparison_html"]
 
@@ -42,8 +43,7 @@ class ComparisonWidget(WidgetBase):
         self.a = w.Dropdown(options=agents, value=a, description="agent A")
         self.b = w.Dropdown(options=agents, value=b, description="agent B")
         self.k = w.IntSlider(value=min(k, kmax), min=1, max=kmax, description="k", continuous_update=False)
-        self.infra = w.ToggleButtons(options=[("drop infra errors", "drop"), ("count as failures", "fail")],
-                                     value="drop", description="infra")
+        self.infra = w.Dropdown(options=INFRA_CHOICES, value="drop", description="infra", layout=w.Layout(width="340px"))
         self.by_domain = w.Checkbox(value=by_domain, description="split by domain")
         self.table = w.HTML()
         self.status = w.HTML()

@@ -22,6 +22,7 @@ from ._common import WidgetBase, error_html, esc, plot_function, show_figure, sh
 __all__ = ["Explorer", "explorer", "summary_html", "NO_DOMAIN", "BASIS_CHOICES", "FIGURES"]
 
 NO_DOMAIN = "(no domain)"
+INFRA_CHOICES = [("drop infra errors (τ²-bench ≥ 1.0)", "drop"), ("count infra errors as failures", "fail")]
 RECORDED = "recorded"
 
 BASIS_CHOICES: tuple[tuple[str, str], ...] = (
@@ -90,18 +91,20 @@ class Explorer(WidgetBase):
 
         agents = _labels(trials["agent"].to_list())
         domains = _labels(trials["domain"].to_list())
-        lay = w.Layout(width="auto")
-        self.agents = w.SelectMultiple(options=agents, value=tuple(agents), rows=min(6, max(2, len(agents))),
-                                       description="agents", layout=lay)
-        self.domains = w.SelectMultiple(options=domains, value=tuple(domains), rows=min(6, max(2, len(domains))),
-                                        description="domains", layout=lay)
-        self.k = w.IntSlider(value=1, min=1, max=1, description="k", continuous_update=False)
-        self.infra = w.ToggleButtons(options=[("drop infra errors", "drop"), ("count as failures", "fail")],
-                                     value="drop", description="infra")
+        pick = w.Layout(width="260px")
+        wide = w.Layout(width="340px")
+        style = {"description_width": "80px"}
+        self.agents = w.SelectMultiple(options=agents, value=tuple(agents), rows=min(6, max(3, len(agents))),
+                                       description="agents", layout=pick, style=style)
+        self.domains = w.SelectMultiple(options=domains, value=tuple(domains), rows=min(6, max(3, len(domains))),
+                                        description="domains", layout=pick, style=style)
+        self.k = w.IntSlider(value=1, min=1, max=1, description="k", continuous_update=False, layout=wide, style=style)
+        self.infra = w.Dropdown(options=INFRA_CHOICES, value="drop", description="infra", layout=wide, style=style)
         self.evaluation = w.Dropdown(options=[("recorded reward", RECORDED), *[(e, e) for e in scoring.EVALUATION_TYPES]],
-                                     value=RECORDED, description="evaluation")
-        self.reward_basis = w.Dropdown(options=list(BASIS_CHOICES), value="", description="basis", disabled=True)
-        self.figure = w.Dropdown(options=list(FIGURES), value=figure, description="figure")
+                                     value=RECORDED, description="evaluation", layout=wide, style=style)
+        self.reward_basis = w.Dropdown(options=list(BASIS_CHOICES), value="", description="basis", disabled=True,
+                                       layout=wide, style=style)
+        self.figure = w.Dropdown(options=list(FIGURES), value=figure, description="figure", layout=wide, style=style)
         self.table = w.HTML()
         self.status = w.HTML()
         self.output = w.Output()
