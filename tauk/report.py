@@ -255,6 +255,8 @@ def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: 
         f"infrastructure errors {'dropped' if opts['infra'] == 'drop' else 'counted as failures'} "
         f"({n_infra} in the data). Success = reward within 1 ± 1e-6; pass^k = mean over tasks of C(c,k)/C(n,k).",
         "",
+        markdown_table(s_agent.summary(), level=2).rstrip(),
+        "",
         "## Tables",
         "",
     ]

@@ -107,3 +107,11 @@ def test_bad_infra_and_cli_errors(tmp_path: Path, res):
         write_report(res, tmp_path, infra="maybe")
     with pytest.raises(SystemExit):
         main(["report", str(SAMPLE_DATA)])  # --out is required
+
+
+def test_same_inputs_give_byte_identical_report(tmp_path: Path, res):
+    a = write_report(res, tmp_path / "a", resamples=99)
+    b = write_report(res, tmp_path / "b", resamples=99)
+    assert [p.relative_to(tmp_path / "a") for p in a] == [p.relative_to(tmp_path / "b") for p in b]
+    for x, y in zip(a, b):
+        assert x.read_bytes() == y.read_bytes(), x.name

@@ -70,7 +70,8 @@ def cost_vs_pass(summary: Any, k: int = 1, ax: Axes | None = None, interval: str
     labels = [group_label(r, keys) for r in rows]
     ckeys = [color_key(r, keys) for r in rows]
     colors = register_agents(ckeys)
-    has_domain = "domain" in df.columns and len({r.get("domain") for r in rows}) > 1
+    # one front per domain only when the Summary is split by domain (a per-agent Summary's `domain` is just a label)
+    has_domain = "domain" in keys and len({r.get("domain") for r in rows}) > 1
     domains = sorted({r.get("domain") for r in rows}, key=domain_sort_key) if has_domain else [None]
     dmark = {d: _MARKERS[i % len(_MARKERS)] for i, d in enumerate(domains)}
     cost = np.array([float(r["avg_agent_cost"]) for r in rows])
@@ -81,7 +82,7 @@ def cost_vs_pass(summary: Any, k: int = 1, ax: Axes | None = None, interval: str
         lo, hi = r.get(lo_c), r.get(hi_c)
         yerr = None if lo is None or hi is None else np.array([[est[i] - lo], [hi - est[i]]])
         ax.errorbar([cost[i]], [est[i]], yerr=yerr, fmt=dmark[r.get("domain") if has_domain else None],
-                    color=colors[ckeys[i]], capsize=3, markersize=6.5, elinewidth=1.2, label=shorten(labels[i], 44), zorder=3)  # fmt: skip
+                    color=colors[ckeys[i]], capsize=3, markersize=6.5, elinewidth=1.2, label=shorten(labels[i], 36), zorder=3)  # fmt: skip
     for j, d in enumerate(domains):
         idx = np.array([i for i, r in enumerate(rows) if not has_domain or r.get("domain") == d], dtype=np.int64)
         front = idx[pareto_front(cost[idx], est[idx])]
@@ -95,7 +96,7 @@ def cost_vs_pass(summary: Any, k: int = 1, ax: Axes | None = None, interval: str
         ax.set_xscale("log")
     else:
         pad = (cost.max() - cost.min()) * 0.08 or cost.max() * 0.1 or 0.01
-        ax.set_xlim(max(0.0, cost.min() - pad), cost.max() + pad)
+        ax.set_xlim(cost.min() - pad, cost.max() + pad)
     ax.set_ylim(-0.02, 1.02)
     ax.grid(axis="x", color="#E5E5E5", linewidth=0.6)
     ax.set_xlabel("mean agent cost per trial (USD)")

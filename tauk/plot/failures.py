@@ -156,6 +156,8 @@ def termination_reasons(trials: Any, ax: Axes | None = None, by: str = "agent", 
     """
     df = as_trials_frame(trials)
     require_columns(df, [by, "termination_reason"], "termination_reasons")
+    if infra not in ("keep", "drop", "fail"):
+        raise TaukError(f"infra must be 'keep' or 'drop', got {infra!r}")
     if infra == "drop":
         df = df.filter(pl.col("termination_reason").fill_null("") != "infrastructure_error")
     df = df.with_columns(pl.col("termination_reason").fill_null("unknown"))

@@ -104,7 +104,7 @@ def pass_k_curve(result: Any, ax: Axes | None = None, interval: str = "tasks", b
         color = colors[ckey[lab]]
         i = style_idx[lab]
         ax.plot(k, est, linestyle=_LINESTYLES[i % len(_LINESTYLES)], marker=_MARKERS[i % len(_MARKERS)],
-                color=color, label=shorten(lab, 44), zorder=3)  # fmt: skip
+                color=color, label=shorten(lab, 36), zorder=3)  # fmt: skip
         if band and lo_c in df.columns:
             lo = _nan([r.get(lo_c) for r in rs])
             hi = _nan([r.get(hi_c) for r in rs])
@@ -172,7 +172,7 @@ def domain_estimates(result: Any, k: int = 1, ax: Axes | None = None, interval: 
         ok = np.isfinite(lo) & np.isfinite(hi)
         yerr = np.vstack([np.where(ok, est - lo, 0.0), np.where(ok, hi - est, 0.0)])
         ax.errorbar(x, est, yerr=yerr if ok.any() else None, fmt=_MARKERS[j % len(_MARKERS)], color=colors[ckey[lab]],
-                    capsize=3, elinewidth=1.2, markersize=6, label=shorten(lab, 44), zorder=3)  # fmt: skip
+                    capsize=3, elinewidth=1.2, markersize=6, label=shorten(lab, 36), zorder=3)  # fmt: skip
     ax.set_xticks(range(len(domains)), [str(d) for d in domains])
     ax.set_xlim(-0.6, len(domains) - 0.4)
     ax.set_ylim(-0.02, 1.02)
