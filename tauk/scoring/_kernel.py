@@ -161,24 +161,28 @@ def communicate_long(
         .filter(pl.col("info").is_not_null())
         .with_columns(pl.col("info_idx").cast(pl.Int64), _needle=pl.col("info").str.to_lowercase())
     )
-    crit = sims.select("_sid", "_tid", "run_id", "simulation_id", "_respond_only").join(infos, on="_tid", how="inner")
+    crit = sims.select("_sid", "_tid", "_respond_only").join(infos, on="_tid", how="inner")
     n_tc = pl.col("n_tool_calls").fill_null(0) if "n_tool_calls" in messages.columns else pl.lit(0)
+    # attach the integer _sid to the assistant messages of the simulations that have strings to check (one
+    # string-keyed join), lower-case only those, then match on integers
+    need = sims.lazy().join(crit.lazy().select("_sid").unique(), on="_sid", how="semi")
     asst = (
         messages.lazy()
         .filter((pl.col("role") == "assistant") & pl.col("content").is_not_null())
+        .select("run_id", "simulation_id", "message_idx", "content", _no_calls=n_tc == 0)
+        .join(need.select("run_id", "simulation_id", "_sid"), on=["run_id", "simulation_id"], how="inner")
         .filter(~pl.col("content").str.contains(BLANK_RE))
         .select(
-            "run_id",
-            "simulation_id",
+            "_sid",
             "message_idx",
-            _no_calls=n_tc == 0,
+            "_no_calls",
             _hay=pl.col("content").str.to_lowercase().str.replace_all(",", "", literal=True),
         )
     )
     hits = (
         crit.lazy()
-        .select("run_id", "simulation_id", "_sid", "info_idx", "_needle", "_respond_only")
-        .join(asst, on=["run_id", "simulation_id"], how="inner")
+        .select("_sid", "info_idx", "_needle", "_respond_only")
+        .join(asst, on="_sid", how="inner")
         .filter(
             (~pl.col("_respond_only") | pl.col("_no_calls"))
             & pl.col("_hay").str.contains(pl.col("_needle"), literal=True)
