@@ -8,6 +8,7 @@
 from tauk import scoring, stats
 from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, TaukError
 from tauk.io import load, load_tasks
+from tauk.io.leaderboard import load_leaderboard
 from tauk.results import Results
 from tauk.scoring import audit, score
 
@@ -23,6 +24,7 @@ __all__ = [
     "__version__",
     "audit",
     "load",
+    "load_leaderboard",
     "load_tasks",
     "score",
     "scoring",
