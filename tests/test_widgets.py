@@ -311,3 +311,15 @@ def test_failure_reasons_pure():
     assert "communicate string never said" in text and "42" in text
     assert "DB" in text and "COMMUNICATE" not in text.split("failed component")[-1]
     assert widgets.failure_reasons({"termination_reason": "agent_stop", "reward": 1.0}) == []
+
+
+def test_checks_outside_the_basis_are_set_apart():
+    trial = {"termination_reason": "user_stop", "reward": 1.0, "reward_basis": ["DB", "COMMUNICATE"]}
+    acts = [{"action_idx": 3, "name": "refund", "arguments": "{}", "compare_args": None, "matched": False}]
+    assert widgets.failure_reasons(trial, actions=acts) == []
+    h = widgets.render_trajectory([], [], trial=trial, actions=acts)
+    assert "passed" in h and "why it failed" not in h
+    assert "outside the reward basis" in h and "refund()" in h
+    failing = {**trial, "reward": 0.0, "reward_basis": ["DB", "ACTION"], "failure": "ACTION"}
+    items = widgets.failure_reasons(failing, actions=acts)
+    assert len(items) == 1 and "gold action #3 never matched" in items[0]

@@ -33,6 +33,7 @@ _STYLE = """<style>
 .tauk-why{border:2px solid #c62828;background:#fdecea;border-radius:4px;padding:6px 10px;margin:6px 0}
 .tauk-why.tauk-ok{border-color:#2e7d32;background:#e8f5e9}
 .tauk-why ul{margin:4px 0 0 0;padding-left:18px}
+.tauk-outside{color:#555;font-size:12px;margin-top:4px}
 .tauk-msg{border-left:4px solid #9e9e9e;padding:4px 8px;margin:6px 0;background:#fafafa}
 .tauk-role-assistant{border-left-color:#1565c0;background:#f1f6fd}
 .tauk-role-user{border-left-color:#6a1b9a;background:#f8f1fb}
@@ -103,6 +104,54 @@ def _success(trial: Mapping[str, Any]) -> bool | None:
     return abs(float(r) - 1.0) <= 1e-6
 
 
+def _basis(trial: Mapping[str, Any]) -> set[str] | None:
+    b = trial.get("score_basis")
+    if b is None:
+        b = trial.get("reward_basis")
+    return None if b is None else {str(x).upper() for x in b}
+
+
+def _reasons(
+    trial: Mapping[str, Any], communicate: Any, actions: Any, max_chars: int | None
+) -> tuple[list[str], list[str]]:
+    """(reasons that sink the reward, checks that failed outside the reward basis) as escaped ``<li>`` items."""
+    blocking: list[str] = []
+    outside: list[str] = []
+    basis = _basis(trial)
+    reason = trial.get("termination_reason")
+    if reason is not None and reason not in NORMAL_ENDINGS:
+        blocking.append(f"<li><b>premature ending</b>: the conversation ended with <code>{esc(reason)}</code> "
+                        f"(only {' / '.join(NORMAL_ENDINGS)} reach the reward)</li>")
+    comm_items = [
+        f"<li><b>communicate string never said</b>: <code>{esc(_clip(str(c.get('info')), max_chars))}</code></li>"
+        for c in _rows(communicate) if c.get("met") is False
+    ]
+    act_items = []
+    for a in _rows(actions):
+        if a.get("matched") is False:
+            label = f"#{a.get('action_idx')}" + (f" ({a['action_id']})" if a.get("action_id") else "")
+            cmp = a.get("compare_args")
+            cmp_note = "" if cmp is None else (" comparing name only" if len(cmp) == 0 else f" comparing {', '.join(cmp)}")
+            act_items.append(
+                f"<li><b>gold action {esc(label)} never matched</b>{esc(cmp_note)}: "
+                f"<code>{esc(_clip(_call_sig(a.get('name'), a.get('arguments')), max_chars))}</code></li>"
+            )
+    explained = set()
+    for comp, items in (("COMMUNICATE", comm_items), ("ACTION", act_items)):
+        if basis is not None and comp not in basis:
+            outside += items
+        else:
+            blocking += items
+            if items:
+                explained.add(comp)
+    failure = trial.get("failure")
+    if failure and not str(failure).startswith("premature:"):
+        rest = [c for c in str(failure).split("+") if c not in explained]
+        if rest:
+            blocking.append(f"<li><b>failed component(s)</b>: {esc(' × '.join(rest))}</li>")
+    return blocking, outside
+
+
 def failure_reasons(
     trial: Mapping[str, Any] | None = None,
     communicate: Any = None,
@@ -110,37 +159,11 @@ def failure_reasons(
     max_chars: int | None = MAX_CHARS,
 ) -> list[str]:
     """HTML list items (already escaped) naming why a simulation failed: a premature ending, each communicate
-    string never said, each gold action never matched, and the zero components of the ``failure`` column."""
-    trial = dict(trial or {})
-    items: list[str] = []
-    reason = trial.get("termination_reason")
-    if reason is not None and reason not in NORMAL_ENDINGS:
-        items.append(f"<li><b>premature ending</b>: the conversation ended with <code>{esc(reason)}</code> "
-                     f"(only {' / '.join(NORMAL_ENDINGS)} reach the reward)</li>")
-    for c in _rows(communicate):
-        if c.get("met") is False:
-            items.append(f"<li><b>communicate string never said</b>: <code>{esc(_clip(str(c.get('info')), max_chars))}"
-                         "</code></li>")
-    for a in _rows(actions):
-        if a.get("matched") is False:
-            label = f"#{a.get('action_idx')}" + (f" ({a['action_id']})" if a.get("action_id") else "")
-            cmp = a.get("compare_args")
-            cmp_note = "" if cmp is None else (" comparing name only" if len(cmp) == 0 else f" comparing {', '.join(cmp)}")
-            items.append(
-                f"<li><b>gold action {esc(label)} never matched</b>{esc(cmp_note)}: "
-                f"<code>{esc(_clip(_call_sig(a.get('name'), a.get('arguments')), max_chars))}</code></li>"
-            )
-    failure = trial.get("failure")
-    if failure and not str(failure).startswith("premature:"):
-        explained = set()
-        if any("communicate string" in i for i in items):
-            explained.add("COMMUNICATE")
-        if any("gold action" in i for i in items):
-            explained.add("ACTION")
-        rest = [c for c in str(failure).split("+") if c not in explained]
-        if rest:
-            items.append(f"<li><b>failed component(s)</b>: {esc(' × '.join(rest))}</li>")
-    return items
+    string never said, each gold action never matched, and the zero components of the ``failure`` column.
+
+    Checks of a component outside the simulation's reward basis (``score_basis``, else ``reward_basis``) do not
+    sink the reward; they are left out here (the rendered trajectory lists them apart)."""
+    return _reasons(dict(trial or {}), communicate, actions, max_chars)[0]
 
 
 # ------------------------------------------------------------------------------------------------ render
@@ -225,14 +248,18 @@ def _header(trial: Mapping[str, Any]) -> str:
 
 def _why(trial: Mapping[str, Any], comm: Any, acts: Any, max_chars: int | None) -> str:
     ok = _success(trial) if trial else None
-    items = failure_reasons(trial, comm, acts, max_chars)
+    items, outside = _reasons(trial, comm, acts, max_chars)
+    extra = ""
+    if outside:
+        extra = ("<div class='tauk-outside'>checks outside the reward basis (they do not change the reward):<ul>"
+                 + "".join(outside) + "</ul></div>")
     if ok and not items:
-        return "<div class='tauk-why tauk-ok'><b>passed</b>: reward 1</div>"
+        return f"<div class='tauk-why tauk-ok'><b>passed</b>: reward 1{extra}</div>"
     if not items and ok is None:
-        return ""
+        return f"<div class='tauk-why tauk-ok'>{extra}</div>" if extra else ""
     if not items:
         items = ["<li>no single reason recorded (see the reward breakdown)</li>"]
-    return "<div class='tauk-why'><b>why it failed</b><ul>" + "".join(items) + "</ul></div>"
+    return "<div class='tauk-why'><b>why it failed</b><ul>" + "".join(items) + f"</ul>{extra}</div>"
 
 
 def _message(m: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], gold_by_call: Mapping[Any, list],
