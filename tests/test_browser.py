@@ -139,6 +139,7 @@ def test_explorer_in_jupyterlab(tmp_path: Path):
         "JUPYTER_CONFIG_DIR": str(cfg),
         "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
         "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
         "JUPYTER_PLATFORM_DIRS": "1",
         "MPLBACKEND": "Agg",
     }

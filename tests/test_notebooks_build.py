@@ -66,5 +66,13 @@ def test_notebook_saved_with_clean_outputs(name):
             "checked cells print text only (no rich outputs)"
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_uses_public_api_only(name):
+    for kind, src in BUILD.NOTEBOOKS[name]:
+        if kind == "code":
+            assert not re.search(r"\b(tauk|stats|plot|widgets|scoring)\.(_\w+)", src), src
+            assert "tauk._" not in src and "from tauk." not in src.replace("from tauk import", "")
+
+
 def test_figures_folder_is_ignored():
     assert "figures/" in (NB_DIR / ".gitignore").read_text().split()
