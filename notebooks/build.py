@@ -266,6 +266,26 @@ keep(plot.forest(mc), "forest")"""),
     code('keep(plot.cost_vs_pass(summary), "cost_vs_pass")'),
     md("Files written (the sample's figures):"),
     code(CHECK + "print(\"\\n\".join(written))"),
+    md("""
+## The published leaderboard beside recomputed numbers
+
+With the shared data present, the published pass^1 of the τ²-bench leaderboard submissions (grey) next to pass^1
+recomputed here, with its task-bootstrap interval, from the public gpt-4.1 runs on the test split (a subset of the
+tasks the leaderboard used, hence the wide intervals).
+"""),
+    code("""\
+board = SHARED / "leaderboard"
+runs = [SHARED / "tau2" / f"v0.1_gpt-4.1_{d}-test_1trial.json" for d in ("airline", "retail", "telecom")]
+if board.exists() and all(p.exists() for p in runs):
+    real = tauk.load([str(p) for p in runs])
+    recomputed = stats.summarize(real, by=["agent", "domain"], ci=0.95, resamples=2000, seed=0)
+    fig = plot.leaderboard(board, recomputed=recomputed, top=10)
+    for ext in ("pdf", "png"):
+        plot.save(fig, OUT / f"leaderboard.{ext}")
+else:
+    fig = None
+    print("shared data not found: skipped")
+fig"""),
 ]
 
 # ------------------------------------------------------------------------------------------------ 05 failures
