@@ -323,3 +323,12 @@ def test_checks_outside_the_basis_are_set_apart():
     failing = {**trial, "reward": 0.0, "reward_basis": ["DB", "ACTION"], "failure": "ACTION"}
     items = widgets.failure_reasons(failing, actions=acts)
     assert len(items) == 1 and "gold action #3 never matched" in items[0]
+
+
+def test_explorer_on_a_trials_frame(res, fake_plots):
+    ex = widgets.explorer(res.trials, by=("agent",), resamples=100)
+    assert "<th>agent</th>" in ex.table.value and "atlas-small" in ex.table.value
+    ex.evaluation.value = "all"  # re-scoring needs the messages: the error is shown, not raised
+    assert "class='tauk-error'" in ex.status.value and ex.summary is None
+    ex.evaluation.value = "recorded"
+    assert ex.summary is not None and ex.n_computed == 1
