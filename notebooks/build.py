@@ -9,7 +9,10 @@ Cell ids are fixed and execution timing is not recorded, so a rebuild changes on
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -391,6 +394,65 @@ def execute(nb: nbformat.NotebookNode, timeout: int = 120) -> None:
         cell.get("metadata", {}).pop("execution", None)
 
 
+_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def stable_widget_ids(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """Replace the random widget model ids by ids numbered in a deterministic order, so that rebuilding an unchanged
+    notebook gives the same bytes: the displayed widgets first (in output order), then the widgets never displayed
+    (ordered by their content), each followed breadth first by the models it references."""
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    if not state:
+        return nb
+    refs = {k: [r for r in re.findall(r"IPY_MODEL_([0-9a-f]{32})", json.dumps(v, sort_keys=True)) if r in state]
+            for k, v in state.items()}  # fmt: skip
+    canon: dict[str, str] = {}
+
+    def canonical(k: str, depth: int = 0) -> str:  # the model's content with references replaced by theirs
+        if k not in canon:
+            text = json.dumps(state[k], sort_keys=True)
+            if depth < 50:
+                text = re.sub(r"IPY_MODEL_([0-9a-f]{32})",
+                              lambda m: canonical(m.group(1), depth + 1) if m.group(1) in state else "?", text)
+            canon[k] = text
+        return canon[k]
+
+    roots: list[str] = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view and view.get("model_id") in state and view["model_id"] not in roots:
+                roots.append(view["model_id"])
+    referenced = {r for rs in refs.values() for r in rs}
+    roots += sorted((k for k in state if k not in referenced and k not in roots), key=canonical)
+    order: list[str] = []
+    for root in roots + sorted(state, key=canonical):
+        queue = [root]
+        while queue:
+            k = queue.pop(0)
+            if k not in order:
+                order.append(k)
+                queue += refs[k]
+    prefix = hashlib.sha256(name.encode()).hexdigest()[:20]
+    mapping = {old: f"{prefix}{n:012x}" for n, old in enumerate(order)}
+    text = _ID.sub(lambda m: mapping.get(m.group(0), m.group(0)), nbformat.writes(nb))
+    return nbformat.reads(text, as_version=4)
+
+
+def merge_streams(nb: nbformat.NotebookNode) -> None:
+    """Join consecutive stream outputs of the same name (how a print is split into messages varies)."""
+    for cell in nb.cells:
+        merged: list = []
+        for out in cell.get("outputs", []):
+            if (out.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                    and merged[-1].name == out.name):  # fmt: skip
+                merged[-1].text += out.text
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", help="notebooks to build (default: all), e.g. 01_quickstart")
@@ -405,6 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         nb = build_notebook(name, NOTEBOOKS[name])
         if not args.no_execute:
             execute(nb)
+            merge_streams(nb)
+            nb = stable_widget_ids(nb, name)
         nbformat.validate(nb)
         path = HERE / f"{name}.ipynb"
         nbformat.write(nb, path)
