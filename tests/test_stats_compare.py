@@ -185,9 +185,25 @@ def test_power_split_recovers_simulated_components():
     # at the pilot's own n the model variance matches the observed Var(d̄_t)
     v4 = res.frame.filter(pl.col("trials_per_task") == 4)["var_d"][0]
     assert v4 == pytest.approx(np.var(ca / n - cb / n, ddof=1), rel=1e-9)
+    # the headline figure is the table's row at the pilot's own trials per task
+    assert res.tasks_needed == res.frame.filter(pl.col("trials_per_task") == 4)["tasks_needed"][0]
     # a Comparison gives the same split
     c = compare(make_trials(rows), "A", "B", resamples=10)
     assert power(0.05, pilot=c).icc == pytest.approx(res.icc, rel=1e-12)
+
+
+def test_power_headline_agrees_with_table_when_between_clips_to_zero():
+    rng = np.random.default_rng(3)
+    p = rng.beta(2, 2, 40)  # the same task difficulty for both agents: no between-task difference
+    rows = []
+    for agent in ("A", "B"):
+        c = rng.binomial(4, p)
+        for t in range(40):
+            rows += [{"agent": agent, "task_id": t, "trial": i, "reward": float(i < c[t])} for i in range(4)]
+    res = power(0.1, pilot=make_trials(rows), trials_per_task=[1, 4])
+    assert res.var_between == 0.0  # the observed Var(d̄_t) is below the pilot's trial noise: clipped
+    row4 = res.frame.filter(pl.col("trials_per_task") == 4).row(0, named=True)
+    assert res.var_d == pytest.approx(row4["var_d"]) and res.tasks_needed == row4["tasks_needed"]
 
 
 def test_power_one_trial_pilot_has_no_split_and_input_checks():

@@ -187,6 +187,9 @@ def power(
         icc = between / (between + within) if between + within > 0 else None
         ns = sorted({int(n) for n in trials_per_task})
         vs = [between + within / n for n in ns]
+        # the headline figure at the pilot's own trials per task follows the same model as the table (with
+        # σ²_between clipped at 0 it is the pilot's trial noise, slightly above the observed variance)
+        v_obs = between + within / mean_n
     else:
         icc = None
         ns = [int(round(mean_n))]
