@@ -710,9 +710,12 @@ class _Conversation:
                                            "annotations": []},
                                "provider_specific_fields": {}}
         if self.payload > 0:
-            n = self.payload - len(orjson.dumps(raw)) - len(',"debug_trace":""')
-            if n > 0:
-                raw["provider_specific_fields"] = {"debug_trace": self.pad.take(n)}
+            n = self.payload - len(orjson.dumps(raw)) - len(',"reasoning_content":"","logprobs":{"content":[]}')
+            if n > 0:  # what makes real raw_data large: reasoning text and per-token logprobs (the mix gives
+                # about the parse cost per byte of real results files: orjson ~15 ms/MB)
+                lp = self.pad.logprobs(n // 5)
+                raw["logprobs"] = {"content": lp}
+                raw["message"]["reasoning_content"] = self.pad.pool[: max(0, n - len(orjson.dumps(lp)))]
         return raw
 
     def greeting(self) -> None:
@@ -762,15 +765,27 @@ class _Padding:
         self.pool = base64.b64encode(hashlib.shake_256(f"tauk-synth/pad/{seed}".encode()).digest(3 << 16)).decode()
         self.pos = 0
 
-    def take(self, n: int) -> str:
-        pool = self.pool
-        if n > len(pool):
-            return (pool * (n // len(pool) + 1))[:n]
-        if self.pos + n > len(pool):
-            self.pos = (self.pos * 7 + 13) % 4096
-        s = pool[self.pos:self.pos + n]
-        self.pos += n
-        return s
+    def logprobs(self, n: int) -> list[dict[str, Any]]:
+        """About ``n`` bytes of OpenAI-style ``logprobs.content`` entries (token, logprob, bytes, top_logprobs)."""
+        if not hasattr(self, "_entries"):
+            words = self.pool[:1 << 16]
+            self._entries, self._sizes = [], []
+            for i in range(0, len(words) - 8, 5):
+                tok = words[i:i + 1 + i % 7]
+                top = [{"token": words[i + j:i + j + 3], "logprob": -round(0.37 * j + (i % 97) / 97, 6),
+                        "bytes": list(words[i + j:i + j + 3].encode())} for j in range(1, 3)]
+                e = {"token": tok, "logprob": -round((i % 997) / 331, 6), "bytes": list(tok.encode()),
+                     "top_logprobs": top}
+                self._entries.append(e)
+                self._sizes.append(len(orjson.dumps(e)) + 1)
+        out, size, k = [], 0, self.pos % len(self._entries)
+        while size + self._sizes[k] <= n:
+            out.append(self._entries[k])
+            size += self._sizes[k]
+            k = (k + 1) % len(self._entries)
+        self.pos = (self.pos + len(out) * 7 + 1) % (1 << 30)
+        return out
+
 
 
 _CLOSINGS = ["Thank you, that's all I needed. ###STOP###", "Great, thanks for your help! ###STOP###",
@@ -1088,11 +1103,12 @@ def write_results(out_dir: str | Path, agents: Mapping[str, float] | Sequence[st
     return paths
 
 
-def write_corpus(path: str | Path, n_simulations: int = 2000, payload_bytes: int = 10000, seed: int = 0, *,
+def write_corpus(path: str | Path, n_simulations: int = 12500, payload_bytes: int = 1000, seed: int = 0, *,
                  agent: str = "atlas-large", level: float = 0.6, domain: str = "airline", n_tasks: int = 50,
                  infra_error_rate: float = 0.01) -> Path:
     """One big results file for benchmarks: ``n_tasks`` tasks × ceil(n_simulations / n_tasks) trials
-    (so at least ``n_simulations`` simulations). The defaults make a file of about 200 MB."""
+    (so at least ``n_simulations`` simulations). The defaults make a file of about 200 MB whose messages carry
+    raw_data of the size and parse cost per byte of real results files (about 1 kB each)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     n_tasks = max(1, min(n_tasks, n_simulations))

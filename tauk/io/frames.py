@@ -66,8 +66,27 @@ EXPECTED_ACTIONS_SCHEMA = {
 }  # fmt: skip
 
 
+_SEP = "\x1f"
+
+
+def _str_lists(name: str, values: list[list[str] | None]) -> pl.Series:
+    """A List(String) column, built via one joined string per row (much faster than nested conversion)."""
+    if any(_SEP in x or x == "" for v in values if v for x in v):
+        return pl.Series(name, values, dtype=LIST_STR, strict=False)
+    joined = pl.Series(name, [None if v is None else _SEP.join(v) for v in values], dtype=pl.String)
+    empty = pl.lit([], dtype=LIST_STR)
+    return pl.select(pl.when(joined == "").then(empty).otherwise(joined.str.split(_SEP)).alias(name)).to_series()
+
+
 def _frame(cols: dict[str, list], schema: dict[str, Any]) -> pl.DataFrame:
-    return pl.DataFrame({k: cols.get(k, []) for k in schema}, schema=schema, strict=False)
+    series = []
+    for k, dtype in schema.items():
+        vals = cols.get(k, [])
+        if dtype == LIST_STR:
+            series.append(_str_lists(k, vals))
+        else:
+            series.append(pl.Series(k, vals, dtype=dtype, strict=False))
+    return pl.DataFrame(series)
 
 
 def _cols(schema: dict[str, Any]) -> dict[str, list]:
@@ -192,18 +211,54 @@ def _task_basis(task: S.Task) -> list[str] | None:
     return list(ec.reward_basis) if ec is not None and ec.reward_basis is not None else None
 
 
-def _count_calls(messages: Sequence[S.LightMessage] | None) -> int:
+_CALLS = S.decoder(list[msgspec.Raw] | str | None)
+
+
+def _count_calls(messages: Sequence[S.LightMessage] | None) -> int | None:
+    if messages is None:
+        return None
     n = 0
-    for m in messages or ():
-        tc = m.tool_calls
-        if isinstance(tc, list):
+    for raw in [m.tool_calls for m in messages if m.tool_calls != S.NULL]:
+        tc = _CALLS.decode(raw)
+        if type(tc) is list:
             n += len(tc)
-        elif isinstance(tc, str):
+        elif tc is not None:  # a tool-calls list written as a string (nonconformant files)
             try:
                 n += len(parse_tool_calls_string(tc) or ())
             except ValueError:
                 pass
     return n
+
+
+def _recorded(ri: S.RewardInfo | None) -> tuple:
+    """(reward, db, env, nl, communicate, action, breakdown JSON, recorded basis) of one reward_info."""
+    if ri is None:
+        return (None,) * 8
+    bd = ri.reward_breakdown or {}
+    env = None
+    if ri.env_assertions is not None:
+        env = 1.0
+        for e in ri.env_assertions:
+            env *= e.reward if e.reward is not None else (1.0 if e.met else 0.0)
+    nl = _all_met(ri.nl_assertions, "met") if ri.nl_assertions else None
+    comm, act = bd.get("COMMUNICATE"), bd.get("ACTION")
+    return (
+        ri.reward,
+        ri.db_check.db_reward if ri.db_check is not None else None,
+        env,
+        nl if nl is not None else bd.get("NL_ASSERTION"),
+        comm if comm is not None else _all_met(ri.communicate_checks, "met"),
+        act if act is not None else _all_met(ri.action_checks, "action_match"),
+        canonical_json(ri.reward_breakdown) if ri.reward_breakdown is not None else None,
+        list(ri.reward_basis) if ri.reward_basis is not None else None,
+    )
+
+
+def _num(v: Any, conv) -> Any:
+    """``conv(v)`` (``_int`` or ``_float``), skipping the call when ``v`` already has the right type."""
+    if v is None or type(v) is int or (type(v) is float and conv is _float):
+        return v
+    return conv(v)
 
 
 def build_trials(
@@ -216,66 +271,38 @@ def build_trials(
         if run.format == "taubench":
             _taubench_trial_rows(c, run, rid, agent, domain, ntr)
             continue
+        sims = run.simulations
+        n = len(sims)
         bases = {str(t.id): _task_basis(t) for t in run.tasks}
-        for sim in run.simulations:
-            ri = sim.reward_info
-            tid = str(sim.task_id)
-            c["run_id"].append(rid)
-            c["simulation_id"].append(str(sim.id))
-            c["task_id"].append(tid)
-            c["trial"].append(_int(sim.trial))
-            c["format"].append(run.format)
-            c["agent"].append(agent)
-            c["domain"].append(domain)
-            c["user_model"].append(umodel)
-            c["num_trials"].append(ntr)
-            c["termination_reason"].append(sim.termination_reason)
-            c["is_infra_error"].append(sim.termination_reason == "infrastructure_error")
-            c["has_reward_info"].append(ri is not None)
-            bd = (ri.reward_breakdown if ri else None) or {}
-            rec_basis = list(ri.reward_basis) if ri is not None and ri.reward_basis is not None else None
-            task_basis = bases.get(tid)
-            if ri is None:
-                c["reward"].append(None)
-                for k in ("recorded_db", "recorded_env_assertion", "recorded_nl_assertion"):
-                    c[k].append(None)
-                c["recorded_communicate"].append(None)
-                c["recorded_action"].append(None)
-                c["reward_breakdown"].append(None)
-            else:
-                c["reward"].append(ri.reward)
-                c["recorded_db"].append(ri.db_check.db_reward if ri.db_check is not None else None)
-                if ri.env_assertions is None:
-                    env = None
-                else:
-                    env = 1.0
-                    for e in ri.env_assertions:
-                        env *= e.reward if e.reward is not None else (1.0 if e.met else 0.0)
-                c["recorded_env_assertion"].append(env)
-                nl = _all_met(ri.nl_assertions, "met") if ri.nl_assertions else None
-                c["recorded_nl_assertion"].append(nl if nl is not None else bd.get("NL_ASSERTION"))
-                comm = bd.get("COMMUNICATE")
-                c["recorded_communicate"].append(
-                    comm if comm is not None else _all_met(ri.communicate_checks, "met")
-                )
-                act = bd.get("ACTION")
-                c["recorded_action"].append(act if act is not None else _all_met(ri.action_checks, "action_match"))
-                c["reward_breakdown"].append(
-                    canonical_json(ri.reward_breakdown) if ri.reward_breakdown is not None else None
-                )
-            c["recorded_reward_basis"].append(rec_basis)
-            c["reward_basis"].append(
-                rec_basis if rec_basis is not None else task_basis if task_basis is not None else DEFAULT_BASIS
-            )
-            c["agent_cost"].append(_float(sim.agent_cost))
-            c["user_cost"].append(_float(sim.user_cost))
-            c["duration"].append(_float(sim.duration))
-            c["start_time"].append(sim.start_time)
-            c["end_time"].append(sim.end_time)
-            c["seed"].append(_int(sim.seed))
-            c["mode"].append(sim.mode)
-            c["n_messages"].append(len(sim.messages) if sim.messages is not None else None)
-            c["n_tool_calls"].append(_count_calls(sim.messages) if sim.messages is not None else None)
+        for col, value in (("run_id", rid), ("format", run.format), ("agent", agent), ("domain", domain),
+                           ("user_model", umodel), ("num_trials", ntr)):  # fmt: skip
+            c[col] += [value] * n
+        tids = [str(s.task_id) for s in sims]
+        reasons = [s.termination_reason for s in sims]
+        c["simulation_id"] += [str(s.id) for s in sims]
+        c["task_id"] += tids
+        c["trial"] += [_num(s.trial, _int) for s in sims]
+        c["termination_reason"] += reasons
+        c["is_infra_error"] += [r == "infrastructure_error" for r in reasons]
+        c["has_reward_info"] += [s.reward_info is not None for s in sims]
+        rec = list(zip(*[_recorded(s.reward_info) for s in sims])) or [[]] * 8
+        for col, values in zip(("reward", "recorded_db", "recorded_env_assertion", "recorded_nl_assertion",
+                                "recorded_communicate", "recorded_action", "reward_breakdown",
+                                "recorded_reward_basis"), rec):  # fmt: skip
+            c[col] += values
+        c["reward_basis"] += [
+            rb if rb is not None else (tb if (tb := bases.get(tid)) is not None else DEFAULT_BASIS)
+            for rb, tid in zip(rec[7], tids)
+        ]
+        c["agent_cost"] += [_num(s.agent_cost, _float) for s in sims]
+        c["user_cost"] += [_num(s.user_cost, _float) for s in sims]
+        c["duration"] += [_num(s.duration, _float) for s in sims]
+        c["start_time"] += [s.start_time for s in sims]
+        c["end_time"] += [s.end_time for s in sims]
+        c["seed"] += [_num(s.seed, _int) for s in sims]
+        c["mode"] += [s.mode for s in sims]
+        c["n_messages"] += [len(s.messages) if s.messages is not None else None for s in sims]
+        c["n_tool_calls"] += [_count_calls(s.messages) for s in sims]
     return _frame(c, TRIALS_SCHEMA)
 
 

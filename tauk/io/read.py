@@ -205,11 +205,13 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
 
 
 def _check_stringified(run: RunData, report: LoadReport) -> None:
-    n = 0
-    for sim in run.simulations:
-        for m in sim.messages or ():
-            if isinstance(m.tool_calls, str):
-                n += 1
+    null = S.NULL
+    n = sum(
+        memoryview(tc)[0] == 0x22  # '"': a string where a list belongs
+        for sim in run.simulations
+        for tc in [m.tool_calls for m in sim.messages or ()]
+        if tc != null and len(tc)
+    )
     if n:
         run.stringified_tool_calls = True
         msg = (

@@ -102,10 +102,9 @@ class RewardInfo(Struct):
 
 
 class LightMessage(Struct):
-    """Only what the trials frame counts."""
+    """Only what the trials frame counts: the tool calls, left undecoded (counted on demand)."""
 
-    role: str | None = None
-    tool_calls: list[Raw] | str | None = None
+    tool_calls: Raw = NULL
 
 
 class ToolCall(Struct):
