@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -233,8 +234,14 @@ class _Prepared:
     def recomputed(self) -> pl.DataFrame:
         """``_sid, _communicate, _action`` for every checkable simulation (1.0/0.0; null = not recomputable)."""
         sims = self._checkable.select("_sid", "_tid")
-        comm = self.communicate_long.group_by("_sid").agg(_c_all=pl.col("met").all())
-        act = self.action_long.group_by("_sid").agg(_a_all=pl.col("matched").all())
+        # the two checks are independent: COMMUNICATE's Polars work (which releases the GIL) runs in a thread
+        # while ACTION parses argument texts in this one
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            comm_long = pool.submit(lambda: self.communicate_long)
+            act_long = self.action_long
+            comm_long = comm_long.result()
+        comm = comm_long.group_by("_sid").agg(_c_all=pl.col("met").all())
+        act = act_long.group_by("_sid").agg(_a_all=pl.col("matched").all())
         out = sims.join(comm, on="_sid", how="left").join(act, on="_sid", how="left")
         action_known = pl.lit(True)
         if self.golds is None:  # a bare tasks frame: actions known only where the task has none
