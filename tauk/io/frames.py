@@ -378,17 +378,21 @@ def _task_rows(c, e, rid: str | None, tasks: Sequence[S.Task]) -> None:
             e["requestor"].append(a.requestor)
 
 
+def taubench_task(task_id: Any, tb: S.TBTask) -> S.Task:
+    """A τ-bench (v1) task as a τ²-bench one: ``outputs`` are its communicate strings, ``actions`` its golds."""
+    actions = [S.Action(name=a.name, arguments=a.kwargs or {}) for a in tb.actions or ()]
+    desc = msgspec.Raw(orjson.dumps({"instruction": tb.instruction, "user_id": tb.user_id}))
+    ec = S.EvaluationCriteria(actions=actions, communicate_info=list(tb.outputs or []), reward_basis=None)
+    return S.Task(id=str(task_id), description=desc, evaluation_criteria=ec)
+
+
 def _taubench_tasks(run: RunData) -> list[S.Task]:
     seen: dict[str, S.Task] = {}
     for r in run.tb_records:
         tid = str(r.task_id)
         if tid in seen or r.info is None or r.info.task is None:
             continue
-        tb = r.info.task
-        actions = [S.Action(name=a.name, arguments=a.kwargs or {}) for a in tb.actions or ()]
-        desc = msgspec.Raw(orjson.dumps({"instruction": tb.instruction, "user_id": tb.user_id}))
-        ec = S.EvaluationCriteria(actions=actions, communicate_info=list(tb.outputs or []), reward_basis=None)
-        seen[tid] = S.Task(id=tid, description=desc, evaluation_criteria=ec)
+        seen[tid] = taubench_task(tid, r.info.task)
     return list(seen.values())
 
 

@@ -7,8 +7,10 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import msgspec
+import orjson
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
@@ -152,8 +154,36 @@ def load(
     return Results(runs, run_ids, agents, report)
 
 
+def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
+    """Task definitions from decoded JSON: τ²-bench task objects, or τ-bench (v1) ones (``actions[{name, kwargs}]``,
+    ``outputs``; indexed by position when they carry no id). A wrapper ``{"tasks": [...]}`` is unwrapped."""
+    from tauk.io.frames import taubench_task
+
+    if isinstance(items, Mapping) and isinstance(items.get("tasks"), list):
+        items = items["tasks"]
+    if not isinstance(items, list):
+        hint = " (this looks like a split file: task ids per split)" if isinstance(items, Mapping) else ""
+        raise LoadError(source, "$", f"a tasks file is a JSON list of task objects, found {type(items).__name__}{hint}")
+    out = []
+    for i, t in enumerate(items):
+        if not isinstance(t, Mapping):
+            raise LoadError(source, f"$[{i}]", f"task definition is a {type(t).__name__}, not an object")
+        raw = orjson.dumps(t, option=orjson.OPT_NON_STR_KEYS)
+        try:
+            if "evaluation_criteria" in t or "user_scenario" in t or "id" in t:
+                out.append(msgspec.json.decode(raw, type=S.Task))
+            else:
+                tid = t.get("task_id", i)
+                out.append(taubench_task(tid, msgspec.json.decode(raw, type=S.TBTask)))
+        except msgspec.ValidationError as exc:
+            from tauk.io.read import _raise
+
+            raise _raise(Path(source), exc, f"$[{i}]") from None
+    return out
+
+
 def load_tasks(path: PathLike):
-    """Read a τ²-bench tasks file (a JSON list of tasks) into ``(tasks, expected_actions)`` frames.
+    """Read a tasks file (a JSON list of τ²-bench or τ-bench tasks) into ``(tasks, expected_actions)`` frames.
 
     >>> tasks, actions = tauk.load_tasks("tasks/airline_tasks.json")  # doctest: +SKIP
     """
@@ -161,9 +191,8 @@ def load_tasks(path: PathLike):
     from tauk.io.read import _raise
 
     p = Path(path)
-    data = read_bytes(p)
     try:
-        tasks = msgspec.json.decode(data, type=list[S.Task])
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        data = msgspec.json.decode(read_bytes(p))
+    except msgspec.DecodeError as exc:
         raise _raise(p, exc) from None
-    return tasks_from_list(tasks)
+    return tasks_from_list(task_list(data, str(p)))

@@ -111,17 +111,7 @@ def _resolve_tasks(tasks: Any) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """``tasks=`` of :func:`score`: a path, a tasks frame, a ``(tasks, expected_actions)`` pair, or an object
     with ``.tasks`` / ``.expected_actions``."""
     if isinstance(tasks, str | Path):
-        try:
-            import tauk
-
-            load_tasks = getattr(tauk, "load_tasks", None)
-        except ImportError:  # pragma: no cover
-            load_tasks = None
-        if load_tasks is not None:
-            t, a = load_tasks(tasks)
-        else:
-            t, a = read_tasks_file(tasks)
-        return t, a
+        return read_tasks_file(tasks)
     if isinstance(tasks, pl.DataFrame):
         return tasks, None
     if isinstance(tasks, tuple | list) and len(tasks) == 2 and all(isinstance(x, pl.DataFrame) for x in tasks):
