@@ -121,6 +121,12 @@ class TestAction:
         assert act([call("book", {"b": 5})], gold2) == 1.0  # a absent on both sides
         assert act([call("book", {"a": None})], [action("book", {}, compare_args=["a"])]) == 0.0  # null != absent
 
+    def test_arguments_that_are_not_an_object_match_only_by_name(self):
+        for bad in ("not json at all", [1, 2], None):  # stored as the JSON texts '"not json at all"', '[1, 2]', 'null'
+            assert act([call("cancel", bad)], [action("cancel", {"id": "A1"})]) == 0.0
+            assert act([call("cancel", bad)], [action("cancel", {"id": "A1"}, compare_args=["id"])]) == 0.0
+            assert act([call("cancel", bad)], [action("cancel", {"id": "A1"}, compare_args=[])]) == 1.0
+
     def test_json_equality(self):
         assert act([call("f", {"x": 1.0})], [action("f", {"x": 1})]) == 1.0
         assert act([call("f", {"x": "1"})], [action("f", {"x": 1})]) == 0.0

@@ -99,7 +99,8 @@ def canonical_value(v: Any) -> str:
             return f"<NaN#{next(_nan_ids)}>"
 
 
-def _parse_object(text: str | None) -> dict:
+def _parse_object(text: str | None) -> dict | None:
+    """The JSON object in ``text`` (``{}`` for a missing text); None when the text is not a JSON object."""
     if text is None:
         return {}
     try:
@@ -108,12 +109,13 @@ def _parse_object(text: str | None) -> dict:
         try:
             d = json.loads(text)
         except ValueError:
-            return {}
-    return d if isinstance(d, dict) else {}
+            return None
+    return d if isinstance(d, dict) else None
 
 
 def explode_arguments(frame: pl.DataFrame, id_cols: list[str], col: str = "arguments") -> pl.DataFrame:
-    """Long frame ``id_cols + [key, value]``: one row per top-level argument, ``value`` canonical JSON text.
+    """Long frame ``id_cols + [key, value]``: one row per top-level argument, ``value`` canonical JSON text; a text
+    that is not a JSON object gets a single row with a null key.
 
     Each distinct argument text is parsed once (a loop over the distinct texts: data preparation); the fan-out to
     rows is a join."""
@@ -125,7 +127,13 @@ def explode_arguments(frame: pl.DataFrame, id_cols: list[str], col: str = "argum
     keys: list[str] = []
     vals: list[str] = []
     for i, text in enumerate(uniq.to_list()):
-        for k, v in _parse_object(text).items():
+        d = _parse_object(text)
+        if d is None:  # not a JSON object: one row with a null key marks it
+            ids.append(i)
+            keys.append(None)
+            vals.append(None)
+            continue
+        for k, v in d.items():
             ids.append(i)
             keys.append(k)
             vals.append(canonical_value(v))
@@ -264,7 +272,13 @@ def action_long(
         .filter(~pl.col("_cv").eq_missing(pl.col("_gv")))
         .select("_u", "_gid")
     )
-    bad = pl.concat([bad_own, bad_listed]).unique()
+    # arguments that are not a JSON object match only a gold compared by name alone (compare_args == [])
+    bad_invalid = (
+        combos.join(call_kv.filter(pl.col("key").is_null()).select("_u").unique(), on="_u", how="semi")
+        .join(golds.filter(pl.col("compare_args").list.len().fill_null(1) > 0).select("_gid"), on="_gid", how="semi")
+        .select("_u", "_gid")
+    )
+    bad = pl.concat([bad_own, bad_listed, bad_invalid]).unique()
     first = (
         pairs.join(bad, on=["_u", "_gid"], how="anti")
         .group_by("_sid", "_gid")
