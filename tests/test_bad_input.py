@@ -64,6 +64,35 @@ def test_missing_required_field(tmp_path, multi):
     assert e.value.location == "$.simulations[3]" and "task_id" in e.value.message
 
 
+def test_huge_integers_and_non_json_literals(tmp_path, multi):
+    doc = copy.deepcopy(multi)
+    calls = [tc for m in doc["simulations"][0]["messages"] for tc in (m.get("tool_calls") or [])]
+    calls[0]["arguments"]["big"] = 2**70  # beyond 64 bits: kept exactly
+    p = _write(tmp_path, "big.json", json.dumps(doc).encode())
+    res = tauk.load(p)
+    assert json.loads(res.tool_calls["arguments"][0])["big"] == 2**70
+    msgs = doc["simulations"][0]["messages"]
+    i = next(j for j, m in enumerate(msgs) if m.get("tool_calls"))
+    msgs[i]["tool_calls"] = "[{'id': 'x', 'name': 'f', 'arguments': {'ids': {1, 2}}}]"  # a set: not JSON
+    p2 = _write(tmp_path, "set.json", doc)
+    with pytest.raises(LoadError, match="JSON cannot represent") as e:
+        tauk.load(p2)
+    assert e.value.location == f"$.simulations[0].messages[{i}].tool_calls"
+
+
+def test_same_results_twice(tmp_path, shared_data, multi):
+    f = shared_data / MULTI_TAU2
+    with pytest.raises(LoadError, match="already loaded"):
+        tauk.load([f, f])
+    copy_path = _write(tmp_path, "copy.json", multi)  # another file holding the same simulations
+    with pytest.raises(LoadError, match="already loaded"):
+        tauk.load([f, copy_path])
+    with pytest.warns(tauk.LoadWarning, match="already loaded"):
+        res = tauk.load([f, copy_path], strict=False)
+    assert res.runs.height == 1 and res.report.counts() == {"duplicate_run": 1}
+    assert tauk.load({"a": f, "b": f}).runs.height == 2  # under different labels: deliberate, kept
+
+
 def test_wrong_type_names_json_path(tmp_path, multi):
     doc = copy.deepcopy(multi)
     doc["simulations"][7]["reward_info"]["reward"] = "high"
@@ -128,9 +157,12 @@ def test_stringified_tool_calls_parsed_never_evaluated(tmp_path, multi):
     marker = tmp_path / "pwned"
     sim["messages"][1]["tool_calls"] = f"__import__('pathlib').Path({str(marker)!r}).touch()"
     p = _write(tmp_path, "repr.json", doc)
+    with pytest.raises(LoadError, match="neither JSON nor a Python literal") as e:  # strict: the place is named
+        tauk.load(p)
+    assert e.value.location == "$.simulations[0].messages[1].tool_calls"
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        res = tauk.load(p)
+        res = tauk.load(p, strict=False)
         calls = res.tool_calls.filter(res.tool_calls["simulation_id"] == sim["id"])
     assert not marker.exists()
     assert any(issubclass(x.category, tauk.LoadWarning) for x in w)

@@ -128,6 +128,7 @@ def load(
         warnings.warn(f"load skipped or repaired input: {report.counts()} (see Results.report)", LoadWarning,
                       stacklevel=2)  # fmt: skip
 
+    runs, labels = _drop_duplicate_runs(runs, labels, strict, report)
     parent = _common_parent([r.path for r in runs])
     run_ids: list[str] = []
     seen: set[str] = set()
@@ -180,6 +181,32 @@ def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
 
             raise _raise(Path(source), exc, f"$[{i}]") from None
     return out
+
+
+def _drop_duplicate_runs(runs: list[RunData], labels: list[str | None], strict: bool, report: LoadReport):
+    """The same results read twice under the same label (the same path, or another file holding the same
+    simulations) would count every trial twice: an error, or in non-strict mode skipped and reported. Under
+    different labels it is deliberate (e.g. comparing a run with itself) and kept."""
+    seen: dict[tuple, Path] = {}
+    keep_runs, keep_labels = [], []
+    for run, label in zip(runs, labels):
+        keys = [(label, "path", run.path.resolve())]
+        ids = frozenset(str(s.id) for s in run.simulations)
+        if ids and run.format != "taubench":
+            keys.append((label, "simulations", ids))
+        first = next((seen[k] for k in keys if k in seen), None)
+        if first is not None:
+            msg = f"the same results were already loaded from {first}; every trial would count twice"
+            if strict:
+                raise LoadError(str(run.path), None, msg + " (give different labels to compare a run with itself)")
+            report.add(str(run.path), None, "duplicate_run", msg + "; this copy skipped", skipped=1)
+            warnings.warn(f"{run.path}: {msg}; this copy skipped", LoadWarning, stacklevel=3)
+            continue
+        for k in keys:
+            seen[k] = run.path
+        keep_runs.append(run)
+        keep_labels.append(label)
+    return keep_runs, keep_labels
 
 
 def load_tasks(path: PathLike):

@@ -7,6 +7,7 @@ confined to one simulation skips that simulation and is counted in the :class:`t
 from __future__ import annotations
 
 import ast
+import json
 import mmap
 import os
 import re
@@ -114,6 +115,10 @@ def parse_tool_calls_string(text: str) -> list[dict] | None:
             raise ValueError(f"tool_calls string is neither JSON nor a Python literal: {exc}") from None
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise ValueError(f"tool_calls string does not hold a list of objects (got {type(value).__name__})")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as exc:  # a set, bytes, complex, a non-string key ...
+        raise ValueError(f"tool_calls string holds a value JSON cannot represent: {exc}") from None
     return value
 
 
@@ -200,18 +205,28 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     if not run.simulations:
         report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
     _check_duplicates(run, strict, report)
-    _check_stringified(run, report)
+    _check_stringified(run, strict, report)
     return run
 
 
-def _check_stringified(run: RunData, report: LoadReport) -> None:
+def _check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Tool calls written as a string (a Python repr): count them, and check that each parses as a literal."""
     null = S.NULL
-    n = sum(
-        memoryview(tc)[0] == 0x22  # '"': a string where a list belongs
-        for sim in run.simulations
-        for tc in [m.tool_calls for m in sim.messages or ()]
-        if tc != null and len(tc)
-    )
+    n = 0
+    for sim, src in zip(run.simulations, run.sim_sources):
+        for j, tc in enumerate([m.tool_calls for m in sim.messages or ()]):
+            if tc == null or not len(tc) or memoryview(tc)[0] != 0x22:  # '"': a string where a list belongs
+                continue
+            n += 1
+            try:
+                parse_tool_calls_string(msgspec.json.decode(tc, type=str))
+            except ValueError as exc:
+                where = f"$.simulations[{src}].messages[{j}].tool_calls"
+                if strict:
+                    raise LoadError(str(run.path), where, str(exc)) from None
+                report.add(str(run.path), where, "unparsable_tool_calls", f"{exc}; these tool calls are skipped")
+                warnings.warn(f"{run.path} at {where}: {exc}; these tool calls are skipped", LoadWarning,
+                              stacklevel=5)  # fmt: skip
     if n:
         run.stringified_tool_calls = True
         msg = (
