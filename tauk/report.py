@@ -54,12 +54,19 @@ FIGURES: dict[str, str] = {
 """Every figure the report can write, by file name (without extension)."""
 
 
+def md_escape(s: Any) -> str:
+    """Text safe inside a Markdown table (and the HTML it becomes): ``& < >`` as entities so no tag can form,
+    backslash, backtick and pipe escaped, newlines folded — model and agent names are untrusted."""
+    text = str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\\", "\\\\").replace("`", "\\`").replace("|", "\\|").replace("\n", " ")
+
+
 def markdown_table(table: Any, level: int = 2) -> str:
     """A :class:`tauk.stats.SummaryTable` (anything with title, columns, notes and ``_cells()``) as GitHub Markdown:
     a heading, a pipe table (cells formatted as in the text/LaTeX renderings, pipes escaped) and the notes."""
 
     def esc(s: str) -> str:
-        return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+        return md_escape(s)
 
     cells = table._cells()
     lines = [f"{'#' * level} {esc(table.title)}", ""]
@@ -113,7 +120,7 @@ def _inputs_text(trials: pl.DataFrame, runs: pl.DataFrame | None) -> list[str]:
     if runs is not None and runs.height:
         for r in runs.iter_rows(named=True):
             lines.append(
-                f"- `{r.get('run_id')}` — agent `{r.get('agent')}`, domain `{r.get('domain')}`, "
+                f"- {md_escape(r.get('run_id'))} — agent {md_escape(r.get('agent'))}, domain {md_escape(r.get('domain'))}, "
                 f"{r.get('n_simulations')} simulations, {r.get('n_infra_errors', 0)} infrastructure errors"
             )
     else:
@@ -285,7 +292,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from tauk.cli import load_inputs
 
     res = load_inputs(args)
-    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
+    unknown = sorted(set(formats) - {"pdf", "png", "svg"})
+    if unknown:
+        raise TaukError(f"--formats: unsupported figure format(s) {unknown}; choose from pdf, png, svg")
     paths = write_report(res, args.out, ci=args.ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
                          method=args.method, leaderboard=args.leaderboard, formats=formats)  # fmt: skip
     out = Path(args.out)

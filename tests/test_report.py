@@ -116,3 +116,18 @@ def test_same_inputs_give_byte_identical_report(tmp_path: Path, res):
     assert [p.relative_to(tmp_path / "a") for p in a] == [p.relative_to(tmp_path / "b") for p in b]
     for x, y in zip(a, b):
         assert x.read_bytes() == y.read_bytes(), x.name
+
+
+def test_untrusted_names_are_escaped_in_markdown_and_latex(tmp_path):
+    import tauk
+    from tauk.report import write_report
+
+    name = "m_1 & 50%<img src=x onerror=alert(1)>`|"
+    res = tauk.load({name: "data/baseline_airline.json", "other": "data/atlas-small_airline.json"})
+    write_report(res, tmp_path, resamples=199, formats=("png",))
+    md = (tmp_path / "tables" / "summary_agent.md").read_text()
+    tex = (tmp_path / "tables" / "summary_agent.tex").read_text()
+    index = (tmp_path / "README.md").read_text()
+    for text in (md, index):
+        assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    assert r"m\_1 \& 50\%" in tex

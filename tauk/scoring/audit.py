@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from tauk.scoring._score import score
+from tauk.stats._table import _latex_escape
 
 TOL = 1e-6
 FIELDS = (
@@ -97,10 +98,9 @@ class Audit:
             )
             return f"<div><p>{html.escape(head)}</p><table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table></div>"
         if fmt == "latex":
-            esc = lambda s: (  # noqa: E731
-                str(s).replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&")
-                .replace("%", r"\%").replace("#", r"\#").replace("$", r"\$")
-            )
+            def esc(v: Any) -> str:
+                return _latex_escape(str(v))
+
             body = "\n".join(" & ".join(esc(v) for v in r) + r" \\" for r in rows)
             return (
                 "\\begin{tabular}{l" + "r" * (len(cols) - 1) + "}\n\\hline\n"
