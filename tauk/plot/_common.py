@@ -11,6 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tauk.errors import TaukError
+from tauk.stats.passk import as_trials
 
 from ._style import new_figure, style
 
@@ -94,15 +95,7 @@ def has_interval(df: pl.DataFrame) -> bool:
     return "ci_low" in df.columns and df["ci_low"].drop_nulls().len() > 0
 
 
-def as_trials_frame(data: Any) -> pl.DataFrame:
-    if isinstance(data, pl.DataFrame):
-        return data
-    if isinstance(data, pl.LazyFrame):
-        return data.collect()
-    trials = getattr(data, "trials", None)
-    if isinstance(trials, pl.DataFrame):
-        return trials
-    raise TaukError(f"expected a trials frame (or tauk.Results), got {type(data).__name__}")
+as_trials_frame = as_trials  # one definition, in the statistics layer
 
 
 def require_columns(df: pl.DataFrame, cols: Sequence[str], what: str) -> None:
