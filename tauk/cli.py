@@ -159,7 +159,14 @@ def compare_records(res: tauk.Results, a: str, b: str, k: int, by: Sequence[str]
             "estimate_a": r["estimate_a"], "estimate_b": r["estimate_b"], "se": r["se"],
             "t_low": r["t_low"], "t_high": r["t_high"], "p_t": r["p_t"], "p_wilcoxon": r["p_wilcoxon"],
             "p_mcnemar": r["p_mcnemar"], "n_tasks_only_a": r["n_tasks_only_a"], "n_tasks_only_b": r["n_tasks_only_b"],
+            "n_tasks_excluded": r["n_tasks_excluded"],
         })  # fmt: skip
+        if not r["n_tasks"]:
+            where = ", ".join(f"{col}={r[col]}" for col in c.by)
+            sys.stderr.write(
+                f"tauk: note: {a} vs {b}{' (' + where + ')' if where else ''}: no shared task with at least k={k} "
+                f"trials for both ({r['n_tasks_excluded']} shared task(s) have fewer); the figures are null\n"
+            )
         out.append(rec)
     return out
 

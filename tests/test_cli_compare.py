@@ -43,3 +43,12 @@ def test_compare_agent_with_itself(capsys):
 def test_unknown_label_is_a_clear_error(capsys):
     assert main(["compare", "data", "--a", "nobody", "--b", "baseline", "--quiet"]) == 2
     assert "nobody" in capsys.readouterr().err
+
+
+def test_k_beyond_the_trials_is_said_not_hidden(capsys):
+    assert main(["compare", "data", "--a", "atlas-large", "--b", "baseline", "--k", "5", "--format", "json",
+                 "--quiet", "--resamples", "99"]) == 0  # fmt: skip
+    captured = capsys.readouterr()
+    (rec,) = json.loads(captured.out)
+    assert rec["n_tasks"] == 0 and rec["n_tasks_excluded"] == 50 and rec["difference"] is None
+    assert "no shared task with at least k=5" in captured.err
