@@ -168,6 +168,11 @@ def test_stringified_tool_calls_parsed_never_evaluated(tmp_path, multi):
     assert any(issubclass(x.category, tauk.LoadWarning) for x in w)
     assert calls.height == n_calls and calls["parsed_from_string"].all()
     assert res.report.counts().get("unparsable_tool_calls") == 1
+    # that simulation's calls are incomplete: ACTION is not recomputed from them (the record is used instead)
+    row = res.trials.filter(res.trials["simulation_id"] == sim["id"]).row(0, named=True)
+    assert row["n_tool_calls"] is None and row["n_messages"] == len(sim["messages"])
+    scored = tauk.score(res).filter(tauk.score(res)["simulation_id"] == sim["id"]).row(0, named=True)
+    assert scored["action_source"] != "recomputed"
     msgs = res.messages.filter(res.messages["simulation_id"] == sim["id"])
     assert msgs["turn_idx"].null_count() < msgs.height
 

@@ -229,8 +229,8 @@ def _count_calls(messages: Sequence[S.LightMessage] | None) -> int | None:
         elif tc is not None:  # a tool-calls list written as a string (nonconformant files)
             try:
                 n += len(parse_tool_calls_string(tc) or ())
-            except ValueError:
-                pass
+            except ValueError:  # unreadable (reported at load): the count is unknown
+                return None
     return n
 
 

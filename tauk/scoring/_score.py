@@ -183,8 +183,10 @@ class _Prepared:
         tr = self.trials
         has_msgs = pl.col("n_messages").is_not_null() if "n_messages" in tr.columns else pl.lit(True)
         fmt = pl.col("format") if "format" in tr.columns else pl.lit("tau2")
+        # a null tool-call count with messages recorded: some calls could not be read (the loader reported it)
+        calls_known = pl.col("n_tool_calls").is_not_null() if "n_tool_calls" in tr.columns else pl.lit(True)
         return tr.filter(pl.col("_tid").is_not_null() & has_msgs).select(
-            "_sid", "_tid", _respond_only=(fmt == "taubench").fill_null(False)
+            "_sid", "_tid", _respond_only=(fmt == "taubench").fill_null(False), _calls_known=calls_known
         )
 
     @cached_property
@@ -223,7 +225,7 @@ class _Prepared:
 
     def recomputed(self) -> pl.DataFrame:
         """``_sid, _communicate, _action`` for every checkable simulation (1.0/0.0; null = not recomputable)."""
-        sims = self._checkable.select("_sid", "_tid")
+        sims = self._checkable.select("_sid", "_tid", "_calls_known")
         # the two checks are independent: COMMUNICATE's Polars work (which releases the GIL) runs in a thread
         # while ACTION parses argument texts in this one
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -233,10 +235,10 @@ class _Prepared:
         comm = comm_long.group_by("_sid").agg(_c_all=pl.col("met").all())
         act = act_long.group_by("_sid").agg(_a_all=pl.col("matched").all())
         out = sims.join(comm, on="_sid", how="left").join(act, on="_sid", how="left")
-        action_known = pl.lit(True)
+        action_known = pl.col("_calls_known")
         if self.golds is None:  # a bare tasks frame: actions known only where the task has none
             out = out.join(self.trials.select("_sid", "_task_n_actions"), on="_sid", how="left")
-            action_known = pl.col("_task_n_actions").fill_null(1) == 0
+            action_known = action_known & (pl.col("_task_n_actions").fill_null(1) == 0)
         return out.select(
             "_sid",
             _communicate=pl.col("_c_all").fill_null(True).cast(pl.Float64),
