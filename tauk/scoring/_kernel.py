@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
@@ -234,18 +235,19 @@ def action_long(
         how="inner",
     ).select("_sid", "_gid", "call_idx", "arguments")
     codes = pairs.select(pl.col("arguments").unique()).with_row_index("_u")
-    pairs = pairs.join(codes, on="arguments", how="inner", nulls_equal=True).drop("arguments")
-    combos = (
-        pairs.select("_u", "_gid")
-        .unique()
-        .join(golds.select("_gid", _cmp_null=pl.col("compare_args").is_null()), on="_gid", how="inner")
-    )
-    call_kv = explode_arguments(codes.join(combos.select("_u").unique(), on="_u", how="semi"), ["_u"]).rename(
-        {"value": "_cv"}
-    )
-    gold_kv = explode_arguments(golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]).rename(
-        {"value": "_gv"}
-    )
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # every distinct argument text of a candidate call is parsed (Python) while the joins below run
+        call_kv = pool.submit(explode_arguments, codes, ["_u"])
+        pairs = pairs.join(codes, on="arguments", how="inner", nulls_equal=True).drop("arguments")
+        combos = (
+            pairs.select("_u", "_gid")
+            .unique()
+            .join(golds.select("_gid", _cmp_null=pl.col("compare_args").is_null()), on="_gid", how="inner")
+        )
+        gold_kv = explode_arguments(
+            golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]
+        ).rename({"value": "_gv"})
+        call_kv = call_kv.result().rename({"value": "_cv"})
     # compare_args null: keys = the call's own keys; the gold must hold each with an equal value.
     bad_own = (
         combos.filter(pl.col("_cmp_null"))
