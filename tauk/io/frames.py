@@ -13,7 +13,7 @@ import polars as pl
 
 from tauk.errors import LoadReport
 from tauk.io import structs as S
-from tauk.io.read import RunData, parse_tool_calls_string, read_bytes
+from tauk.io.read import _TB_RAW, RunData, parse_tool_calls_string, read_bytes
 
 DEFAULT_BASIS = ["DB", "COMMUNICATE"]
 PREMATURE_OK = ("user_stop", "agent_stop")
@@ -419,7 +419,6 @@ _FULL = S.decoder(S.FullResults)
 _FULL_RAW = S.decoder(S.FullRawResults)
 _FULL_SIM = S.decoder(S.FullSimulation)
 _TB_FULL = S.decoder(list[S.TBFullRecord])
-_TB_FULL_RAW = S.decoder(list[msgspec.Raw])
 _TB_FULL_REC = S.decoder(S.TBFullRecord)
 
 
@@ -465,7 +464,7 @@ def _args_text(args: Any) -> str:
     return canonical_json(args)
 
 
-def _tool_call_dicts(tc: Any, where: str, report: LoadReport) -> tuple[list[dict], bool]:
+def _tool_call_dicts(tc: Any) -> tuple[list[dict], bool]:
     if tc is None:
         return [], False
     if isinstance(tc, str):
@@ -506,7 +505,7 @@ def build_messages(
                 content = msg.content
                 if repair_none and content == "None":
                     content = None
-                calls, from_str = _tool_call_dicts(msg.tool_calls, (str(run.path), f"sim {sid} message {i}"), report)
+                calls, from_str = _tool_call_dicts(msg.tool_calls)
                 m["run_id"].append(rid)
                 m["simulation_id"].append(sid)
                 m["message_idx"].append(i)
@@ -550,7 +549,7 @@ def _taubench_messages(m, t, run: RunData, rid: str, report: LoadReport) -> None
     try:
         recs = _TB_FULL.decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError):
-        recs = _TB_FULL_RAW.decode(data)
+        recs = _TB_RAW.decode(data)
     for pos in run.sim_sources:
         r = recs[pos]
         if isinstance(r, msgspec.Raw):
