@@ -80,6 +80,16 @@ class TestCommunicate:
         assert comm([msg("assistant", None), msg("assistant", "  \n\t"), msg("assistant", "\x1c\u00a0")], [""]) == 0.0
         assert comm([msg("assistant", " x ")], [""]) == 1.0
 
+    def test_blank_strings_mixed_with_others(self):
+        # the blank test is applied only to blank strings: a whitespace string needs a non-blank message holding it
+        assert comm([msg("assistant", "   "), msg("assistant", "ok")], ["  ", "ok"]) == 0.0
+        assert comm([msg("assistant", "   "), msg("assistant", "o  k")], ["  ", "o  k"]) == 1.0
+        assert comm([msg("assistant", "\u3000")], ["\u3000"]) == 0.0
+        assert comm([msg("assistant", "a\u3000b")], ["\u3000"]) == 1.0
+        # commas are stripped from the message only: "," alone is never met, ", " never matches a blank message
+        assert comm([msg("assistant", ",")], [","]) == 0.0
+        assert comm([msg("assistant", " , ")], [" "]) == 1.0
+
     def test_unicode_lowercase(self):
         assert comm([msg("assistant", "ÉTÉ À PARIS")], ["été à paris"]) == 1.0
 

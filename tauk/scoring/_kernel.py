@@ -160,6 +160,10 @@ def communicate_long(
     sims: ``_sid, _tid, _respond_only, run_id, simulation_id`` for the simulations to check (``_respond_only``:
     τ-bench, only assistant messages without tool calls count).  task_info: ``_tid, communicate_info``.
     messages: ``run_id, simulation_id, message_idx, role, content, n_tool_calls`` (the loader's frame).
+
+    Only assistant messages with text content count (``content.strip() != ""``).  A blank message cannot
+    contain a string with a non-blank character (lower-casing maps blanks to themselves and removing commas
+    only shortens), so the blank test is evaluated only when some string is itself blank (e.g. ``""``).
     """
     infos = (
         task_info.select("_tid", "communicate_info")
@@ -169,8 +173,11 @@ def communicate_long(
         .rename({"communicate_info": "info"})
         .filter(pl.col("info").is_not_null())
         .with_columns(pl.col("info_idx").cast(pl.Int64), _needle=pl.col("info").str.to_lowercase())
+        .with_columns(_blank=pl.col("_needle").str.contains(BLANK_RE))
     )
-    crit = sims.select("_sid", "_tid", "_respond_only").join(infos, on="_tid", how="inner")
+    # one integer per (simulation, string) check: the key of the hits
+    crit = sims.select("_sid", "_tid", "_respond_only").join(infos, on="_tid", how="inner").with_row_index("_cid")
+    any_blank = bool(crit.get_column("_blank").any())
     n_tc = pl.col("n_tool_calls").fill_null(0) if "n_tool_calls" in messages.columns else pl.lit(0)
     # attach the integer _sid to the assistant messages of the simulations that have strings to check (one
     # string-keyed join), lower-case only those, then match on integers
@@ -180,28 +187,30 @@ def communicate_long(
         .filter((pl.col("role") == "assistant") & pl.col("content").is_not_null())
         .select("run_id", "simulation_id", "message_idx", "content", _no_calls=n_tc == 0)
         .join(need.select("run_id", "simulation_id", "_sid"), on=["run_id", "simulation_id"], how="inner")
-        .filter(~pl.col("content").str.contains(BLANK_RE))
         .select(
             "_sid",
             "message_idx",
             "_no_calls",
             _hay=pl.col("content").str.to_lowercase().str.replace_all(",", "", literal=True),
+            _text=~pl.col("content").str.contains(BLANK_RE) if any_blank else pl.lit(True),
         )
     )
+    match = (~pl.col("_respond_only") | pl.col("_no_calls")) & pl.col("_hay").str.contains(
+        pl.col("_needle"), literal=True
+    )
+    if any_blank:
+        match = match & (~pl.col("_blank") | pl.col("_text"))
     hits = (
         crit.lazy()
-        .select("_sid", "info_idx", "_needle", "_respond_only")
+        .select("_cid", "_sid", "_needle", "_blank", "_respond_only")
         .join(asst, on="_sid", how="inner")
-        .filter(
-            (~pl.col("_respond_only") | pl.col("_no_calls"))
-            & pl.col("_hay").str.contains(pl.col("_needle"), literal=True)
-        )
-        .group_by("_sid", "info_idx")
+        .filter(match)
+        .group_by("_cid")
         .agg(message_idx=pl.col("message_idx").min())
         .collect()
     )
     return (
-        crit.join(hits, on=["_sid", "info_idx"], how="left")
+        crit.join(hits, on="_cid", how="left")
         .select(
             "_sid",
             "info_idx",
