@@ -71,6 +71,9 @@ def test_huge_integers_and_non_json_literals(tmp_path, multi):
     p = _write(tmp_path, "big.json", json.dumps(doc).encode())
     res = tauk.load(p)
     assert json.loads(res.tool_calls["arguments"][0])["big"] == 2**70
+    calls[0]["arguments"] = json.dumps({"big": 10**30 + 1})  # arguments written as a JSON string: the same
+    p1 = _write(tmp_path, "big_str.json", json.dumps(doc).encode())
+    assert json.loads(tauk.load(p1).tool_calls["arguments"][0])["big"] == 10**30 + 1
     msgs = doc["simulations"][0]["messages"]
     i = next(j for j, m in enumerate(msgs) if m.get("tool_calls"))
     msgs[i]["tool_calls"] = "[{'id': 'x', 'name': 'f', 'arguments': {'ids': {1, 2}}}]"  # a set: not JSON

@@ -145,6 +145,13 @@ class TestAction:
         assert act([call("f", {"x": 1.5})], [action("f", {"x": 1})]) == 0.0
         assert act([call("f", {"x": None})], [action("f", {"x": None})]) == 1.0
 
+    def test_integers_beyond_64_bits_compared_exactly(self):
+        # a double would make 10**30 and 10**30 + 1 the same number; Python (and τ²-bench) tells them apart
+        assert act([call("f", {"x": 10**30 + 1})], [action("f", {"x": 10**30})]) == 0.0
+        assert act([call("f", {"x": [10**30 + 1]})], [action("f", {"x": [10**30]})]) == 0.0
+        assert act([call("f", {"x": 10**30})], [action("f", {"x": 10**30})]) == 1.0
+        assert act([call("f", {"x": 2**53 + 1})], [action("f", {"x": float(2**53)})]) == 0.0
+
     def test_nested_lists_and_dicts(self):
         gold = [action("f", {"x": [{"a": 1, "b": [1, 2]}, 3]})]
         assert act([call("f", {"x": [{"b": [1.0, 2], "a": 1}, 3.0]})], gold) == 1.0  # dict order free

@@ -458,8 +458,8 @@ def _args_text(args: Any) -> str:
         return "{}"
     if isinstance(args, str):
         try:
-            args = orjson.loads(args)
-        except orjson.JSONDecodeError:
+            args = msgspec.json.decode(args)  # integers of any size (orjson reads those beyond 64 bits as floats)
+        except msgspec.DecodeError:
             return args
     return canonical_json(args)
 

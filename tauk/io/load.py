@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import orjson
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
@@ -169,7 +168,7 @@ def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
     for i, t in enumerate(items):
         if not isinstance(t, Mapping):
             raise LoadError(source, f"$[{i}]", f"task definition is a {type(t).__name__}, not an object")
-        raw = orjson.dumps(t, option=orjson.OPT_NON_STR_KEYS)
+        raw = msgspec.json.encode(t)  # integers of any size (orjson refuses those beyond 64 bits)
         try:
             if "evaluation_criteria" in t or "user_scenario" in t or "id" in t:
                 out.append(msgspec.json.decode(raw, type=S.Task))

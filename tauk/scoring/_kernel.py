@@ -14,15 +14,15 @@ import math
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import msgspec
 import polars as pl
 
 try:  # orjson is a declared dependency, but keep the kernel importable without it
     import orjson as _orjson
-
-    _fast_loads = _orjson.loads
 except ImportError:  # pragma: no cover
     _orjson = None
-    _fast_loads = json.loads
+
+_decode_any = msgspec.json.Decoder().decode
 
 
 _STR_TAG = "\x01"  # canonical text of a top-level string: tag + the string (JSON text never starts with \x01)
@@ -100,17 +100,24 @@ def canonical_value(v: Any) -> str:
             return f"<NaN#{next(_nan_ids)}>"
 
 
+def _loads(text: str) -> Any:
+    """A JSON text as Python values with integers exact at any size (orjson would turn integers beyond 64 bits
+    into floats, making 10**30 equal 10**30 + 1); the standard library for what msgspec refuses (NaN, Infinity,
+    1e400, lone surrogates)."""
+    try:
+        return _decode_any(text)
+    except msgspec.DecodeError:
+        return json.loads(text)
+
+
 def _parse_object(text: str | None) -> dict | None:
     """The JSON object in ``text`` (``{}`` for a missing text); None when the text is not a JSON object."""
     if text is None:
         return {}
     try:
-        d = _fast_loads(text)
-    except Exception:
-        try:
-            d = json.loads(text)
-        except ValueError:
-            return None
+        d = _loads(text)
+    except ValueError:
+        return None
     return d if isinstance(d, dict) else None
 
 
