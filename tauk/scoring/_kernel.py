@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import msgspec
+import numpy as np
 import polars as pl
 
 try:  # orjson is a declared dependency, but keep the kernel importable without it
@@ -160,13 +161,15 @@ def explode_arguments(frame: pl.DataFrame, id_cols: list[str], col: str = "argum
 
 # ----------------------------------------------------------------------------------------------- COMMUNICATE
 def communicate_long(
-    sims: pl.DataFrame, task_info: pl.DataFrame, messages: pl.DataFrame
+    sims: pl.DataFrame, task_info: pl.DataFrame, messages: pl.DataFrame, first: bool = True
 ) -> pl.DataFrame:
     """One row per (simulation, communicate string): ``_sid, info_idx, info, met, message_idx`` (unordered).
 
     sims: ``_sid, _tid, _respond_only, run_id, simulation_id`` for the simulations to check (``_respond_only``:
     τ-bench, only assistant messages without tool calls count).  task_info: ``_tid, communicate_info``.
     messages: ``run_id, simulation_id, message_idx, role, content, n_tool_calls`` (the loader's frame).
+    ``message_idx`` is the first assistant message that met the string; with ``first=False`` it is left null
+    (scoring needs only ``met``).
 
     Only assistant messages with text content count (``content.strip() != ""``).  A blank message cannot
     contain a string with a non-blank character (lower-casing maps blanks to themselves and removing commas
@@ -212,53 +215,69 @@ def communicate_long(
         .select("_cid", "_sid", "_needle", "_blank", "_respond_only")
         .join(asst, on="_sid", how="inner")
         .filter(match)
-        .group_by("_cid")
-        .agg(message_idx=pl.col("message_idx").min())
-        .collect()
+        .select("_cid", "message_idx")
     )
-    return (
-        crit.join(hits, on="_cid", how="left")
-        .select(
-            "_sid",
-            "info_idx",
-            "info",
-            met=pl.col("message_idx").is_not_null(),
-            message_idx=pl.col("message_idx").cast(pl.Int64),
-        )
+    if first:
+        hits = hits.group_by("_cid").agg(pl.col("message_idx").min())
+    hits = hits.collect()
+    return crit.select("_sid", "info_idx", "info").with_columns(
+        met=flags_at(crit.height, hits.get_column("_cid")),
+        message_idx=_scattered(crit.height, hits, "_cid", "message_idx") if first else pl.lit(None, pl.Int64),
+    )
+
+
+def flags_at(n: int, idx: pl.Series) -> pl.Series:
+    """Boolean Series of length ``n``, true at the positions ``idx`` (repeats allowed)."""
+    out = np.zeros(n, dtype=bool)
+    out[idx.to_numpy()] = True
+    return pl.Series(out)
+
+
+def _scattered(n: int, frame: pl.DataFrame, at: str, value: str) -> pl.Series:
+    """Int64 Series of length ``n``: ``frame[value]`` at the positions ``frame[at]`` (unique), null elsewhere."""
+    return pl.Series(value, [None] * n, dtype=pl.Int64).scatter(
+        frame.get_column(at), frame.get_column(value).cast(pl.Int64)
     )
 
 
 # ---------------------------------------------------------------------------------------------------- ACTION
 def action_long(
-    sims: pl.DataFrame, golds: pl.DataFrame, calls: pl.DataFrame
+    sims: pl.DataFrame, golds: pl.DataFrame, calls: pl.DataFrame, first: bool = True
 ) -> pl.DataFrame:
-    """One row per (simulation, gold action): ``_sid, _gid, matched, call_idx`` (first matching call;
-    unordered).
+    """One row per (simulation, gold action): ``_sid, _gid, matched, call_idx`` (first matching call; with
+    ``first=False`` left null, as scoring needs only ``matched``; unordered).
 
     sims: ``_sid, _tid, run_id, simulation_id``.  golds: ``_gid, _tid, name, arguments, compare_args``.
     calls: ``run_id, simulation_id, call_idx, name, arguments`` (the loader's frame: assistant and user calls
     pooled; ``requestor`` is not looked at).
 
     Whether a call matches a gold depends only on (the call's argument text, the gold), so the key-by-key checks
-    run once per distinct such combination and are joined back to the (simulation, call, gold) candidates.
+    run once per distinct such combination (one integer ``_k``) and are looked up by the (simulation, call,
+    gold) candidates.
     """
-    sim_golds = sims.select("_sid", "_tid", "run_id", "simulation_id").join(
-        golds.select("_gid", "_tid", "name"), on="_tid", how="inner"
+    sim_golds = (
+        sims.select("_sid", "_tid", "run_id", "simulation_id")
+        .join(golds.select("_gid", "_tid", "name"), on="_tid", how="inner")
+        .with_row_index("_pid")
     )
     pairs = sim_golds.join(
         calls.select("run_id", "simulation_id", "call_idx", "name", "arguments"),
         on=["run_id", "simulation_id", "name"],
         how="inner",
-    ).select("_sid", "_gid", "call_idx", "arguments")
+    ).select("_pid", "_gid", "call_idx", "arguments")
+    n_gold = int(golds.get_column("_gid").max() or 0) + 1
     codes = pairs.select(pl.col("arguments").unique()).with_row_index("_u")
     with ThreadPoolExecutor(max_workers=1) as pool:
         # every distinct argument text of a candidate call is parsed (Python) while the joins below run
         call_kv = pool.submit(explode_arguments, codes, ["_u"])
-        pairs = pairs.join(codes, on="arguments", how="inner", nulls_equal=True).drop("arguments")
+        pairs = pairs.join(codes, on="arguments", how="inner", nulls_equal=True).select(
+            "_pid", "call_idx", _k=pl.col("_u").cast(pl.UInt64) * n_gold + pl.col("_gid")
+        )
+        cmp_null = golds.sort("_gid").select("_gid", _cmp_null=pl.col("compare_args").is_null())
         combos = (
-            pairs.select("_u", "_gid")
-            .unique()
-            .join(golds.select("_gid", _cmp_null=pl.col("compare_args").is_null()), on="_gid", how="inner")
+            pairs.select(pl.col("_k").unique())
+            .with_columns(_u=(pl.col("_k") // n_gold).cast(pl.UInt32), _gid=(pl.col("_k") % n_gold).cast(pl.UInt32))
+            .join(cmp_null, on="_gid", how="inner")
         )
         gold_kv = explode_arguments(
             golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]
@@ -267,11 +286,11 @@ def action_long(
     # compare_args null: keys = the call's own keys; the gold must hold each with an equal value.
     bad_own = (
         combos.filter(pl.col("_cmp_null"))
-        .select("_u", "_gid")
+        .select("_k", "_u", "_gid")
         .join(call_kv, on="_u", how="inner")
         .join(gold_kv, on=["_gid", "key"], how="left")
         .filter(pl.col("_gv").is_null() | (pl.col("_gv") != pl.col("_cv")))
-        .select("_u", "_gid")
+        .select("_k")
     )
     # compare_args given: keys = compare_args; per key, absent on both sides or equal values.
     gold_keys = (
@@ -283,27 +302,24 @@ def action_long(
     )
     bad_listed = (
         combos.filter(~pl.col("_cmp_null"))
-        .select("_u", "_gid")
+        .select("_k", "_u", "_gid")
         .join(gold_keys, on="_gid", how="inner")
         .join(call_kv, on=["_u", "key"], how="left")
         .join(gold_kv, on=["_gid", "key"], how="left")
         .filter(~pl.col("_cv").eq_missing(pl.col("_gv")))
-        .select("_u", "_gid")
+        .select("_k")
     )
     # arguments that are not a JSON object match only a gold compared by name alone (compare_args == [])
     bad_invalid = (
         combos.join(call_kv.filter(pl.col("key").is_null()).select("_u").unique(), on="_u", how="semi")
         .join(golds.filter(pl.col("compare_args").list.len().fill_null(1) > 0).select("_gid"), on="_gid", how="semi")
-        .select("_u", "_gid")
+        .select("_k")
     )
-    bad = pl.concat([bad_own, bad_listed, bad_invalid]).unique()
-    first = (
-        pairs.join(bad, on=["_u", "_gid"], how="anti")
-        .group_by("_sid", "_gid")
-        .agg(call_idx=pl.col("call_idx").min())
-    )
-    return (
-        sim_golds.select("_sid", "_gid")
-        .join(first, on=["_sid", "_gid"], how="left")
-        .select("_sid", "_gid", matched=pl.col("call_idx").is_not_null(), call_idx=pl.col("call_idx").cast(pl.Int64))
+    bad = pl.concat([bad_own, bad_listed, bad_invalid]).get_column("_k")
+    good = pairs.filter(~pl.col("_k").is_in(bad.implode())).select("_pid", "call_idx")
+    if first:
+        good = good.group_by("_pid").agg(pl.col("call_idx").min())
+    return sim_golds.select("_sid", "_gid").with_columns(
+        matched=flags_at(sim_golds.height, good.get_column("_pid")),
+        call_idx=_scattered(sim_golds.height, good, "_pid", "call_idx") if first else pl.lit(None, pl.Int64),
     )

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from tauk.errors import EvaluationError
-from tauk.scoring._kernel import action_long, communicate_long
+from tauk.scoring._kernel import action_long, communicate_long, flags_at
 from tauk.scoring._tasks import DEFAULT_BASIS, read_tasks_file
 
 COMPONENTS: tuple[str, ...] = ("DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE")
@@ -200,8 +200,7 @@ class _Prepared:
     def _needs_calls(self) -> bool:
         return self.golds is not None and self.golds.height > 0 and self._checkable_keys.height > 0
 
-    @cached_property
-    def communicate_long(self) -> pl.DataFrame:
+    def communicate_long(self, first: bool = True) -> pl.DataFrame:
         if self._needs_messages:
             msgs = self.src.messages
         else:
@@ -209,15 +208,16 @@ class _Prepared:
                 schema={"run_id": pl.String, "simulation_id": pl.String, "message_idx": pl.Int64,
                         "role": pl.String, "content": pl.String, "n_tool_calls": pl.Int64}  # fmt: skip
             )
-        return communicate_long(self._checkable_keys, self.tasks.select("_tid", "communicate_info"), msgs)
+        return communicate_long(
+            self._checkable_keys, self.tasks.select("_tid", "communicate_info"), msgs, first=first
+        )
 
-    @cached_property
-    def action_long(self) -> pl.DataFrame:
+    def action_long(self, first: bool = True) -> pl.DataFrame:
         if not self._needs_calls:
             return pl.DataFrame(
                 schema={"_sid": pl.UInt32, "_gid": pl.UInt32, "matched": pl.Boolean, "call_idx": pl.Int64}
             )
-        return action_long(self._checkable_keys, self.golds, self.src.tool_calls)
+        return action_long(self._checkable_keys, self.golds, self.src.tool_calls, first=first)
 
     @cached_property
     def _checkable_keys(self) -> pl.DataFrame:
@@ -229,20 +229,23 @@ class _Prepared:
         # the two checks are independent: COMMUNICATE's Polars work (which releases the GIL) runs in a thread
         # while ACTION parses argument texts in this one
         with ThreadPoolExecutor(max_workers=1) as pool:
-            comm_long = pool.submit(lambda: self.communicate_long)
-            act_long = self.action_long
+            comm_long = pool.submit(self.communicate_long, first=False)
+            act_long = self.action_long(first=False)
             comm_long = comm_long.result()
-        comm = comm_long.group_by("_sid").agg(_c_all=pl.col("met").all())
-        act = act_long.group_by("_sid").agg(_a_all=pl.col("matched").all())
-        out = sims.join(comm, on="_sid", how="left").join(act, on="_sid", how="left")
+        # _sid is the row number in trials: a simulation passes a check kind unless one of its checks failed
+        n = self.trials.height
+        out = sims.with_columns(
+            _c_all=~pl.lit(flags_at(n, comm_long.filter(~pl.col("met")).get_column("_sid"))).gather(pl.col("_sid")),
+            _a_all=~pl.lit(flags_at(n, act_long.filter(~pl.col("matched")).get_column("_sid"))).gather(pl.col("_sid")),
+        )
         action_known = pl.col("_calls_known")
         if self.golds is None:  # a bare tasks frame: actions known only where the task has none
             out = out.join(self.trials.select("_sid", "_task_n_actions"), on="_sid", how="left")
             action_known = action_known & (pl.col("_task_n_actions").fill_null(1) == 0)
         return out.select(
             "_sid",
-            _communicate=pl.col("_c_all").fill_null(True).cast(pl.Float64),
-            _action=pl.when(action_known).then(pl.col("_a_all").fill_null(True).cast(pl.Float64)),
+            _communicate=pl.col("_c_all").cast(pl.Float64),
+            _action=pl.when(action_known).then(pl.col("_a_all").cast(pl.Float64)),
         )
 
 
@@ -465,7 +468,7 @@ def communicate_checks(results: Any, tasks: Any = None) -> pl.DataFrame:
     definition unknown, no messages recorded) neither."""
     prep = _Prepared.build(results, tasks)
     return (
-        prep.communicate_long.join(prep.trials.select("_sid", "run_id", "simulation_id", "task_id"), on="_sid")
+        prep.communicate_long().join(prep.trials.select("_sid", "run_id", "simulation_id", "task_id"), on="_sid")
         .sort("_sid", "info_idx")
         .select("run_id", "simulation_id", "task_id", "info_idx", "info", "met", "message_idx")
     )
@@ -475,7 +478,7 @@ def action_checks(results: Any, tasks: Any = None) -> pl.DataFrame:
     """One row per (simulation, gold action): ``run_id, simulation_id, task_id, action_idx, action_id, name,
     arguments, compare_args, matched, call_idx`` (the first matching tool call, null if none)."""
     prep = _Prepared.build(results, tasks)
-    al = prep.action_long
+    al = prep.action_long()
     golds = prep.golds
     cols = ["action_idx", "action_id", "name", "arguments", "compare_args"]
     if golds is None:
