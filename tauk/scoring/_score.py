@@ -264,13 +264,19 @@ def _recorded(tr: pl.DataFrame, name: str) -> pl.Expr:
 def _check_safety(frame: pl.DataFrame, evaluation: str) -> None:
     """Raise if a simulation that reaches the product has a basis naming a component the type doesn't evaluate."""
     allowed = sorted(_EVALUATED[evaluation])
+    reaching = (pl.col("gate") == 1.0) & pl.col("has_criteria")
+    bases = frame.select(pl.col("score_basis").filter(reaching).unique()).to_series().to_list()
+    if all(b is None or {c for c in b if c is not None} <= set(allowed) for b in bases):
+        return
     bad = (
-        frame.filter((pl.col("gate") == 1.0) & pl.col("has_criteria"))
+        frame.lazy()
+        .filter(reaching)
         .select("task_id", _b=pl.col("score_basis"))
         .explode("_b")
         .filter(pl.col("_b").is_not_null() & ~pl.col("_b").is_in(allowed))
         .unique()
         .sort("_b", "task_id")
+        .collect()
     )
     if bad.height == 0:
         return
@@ -369,15 +375,17 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
             reward_basis = [reward_basis]
         basis = pl.lit([str(b).upper() for b in reward_basis], dtype=pl.List(pl.String))
     else:
-        own = _norm_basis(pl.col("reward_basis")) if "reward_basis" in tr.columns else pl.lit(None)
-        basis = pl.coalesce(pl.col("_task_basis"), own, pl.lit(DEFAULT_BASIS, dtype=pl.List(pl.String)))
+        basis = pl.col("_task_basis")
+        if tr.get_column("_task_basis").null_count():  # the simulation's own basis where the task has none
+            own = _norm_basis(pl.col("reward_basis")) if "reward_basis" in tr.columns else pl.lit(None)
+            basis = pl.coalesce(basis, own, pl.lit(DEFAULT_BASIS, dtype=pl.List(pl.String)))
         if prep.regrade:  # never guess a basis for a task the new definitions lack
             basis = pl.when(pl.col("_tid").is_not_null()).then(basis)
     has_criteria = pl.col("_task_criteria")
     if fallback:
         has_criteria = has_criteria.fill_null(True)
 
-    tr = tr.with_columns(
+    tr = tr.lazy().with_columns(
         gate=_gate_expr(tr),
         has_criteria=has_criteria,
         db=db,
@@ -391,7 +399,6 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
         task_defined=pl.col("_tid").is_not_null(),
         db_env_nl_reverifiable=pl.lit(not prep.regrade),
     )
-    _check_safety(tr, evaluation)
 
     # which components multiply into the reward
     in_basis = {c: pl.col("score_basis").list.contains(c).fill_null(False) for c in COMPONENTS}
@@ -441,6 +448,8 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
         .then(pl.lit("no_reward_info"))
         .otherwise(pl.when(failing != "").then(failing)),
     )
+    tr = tr.collect()
+    _check_safety(tr, evaluation)
     if prep.regrade:
         missing_ids = tr.filter(~pl.col("task_defined")).get_column("task_id").unique().sort().to_list()
         if missing_ids:
