@@ -42,17 +42,28 @@ class _Special(Exception):
 def _canon(v: Any) -> Any:
     """Map a JSON value to a representative under Python equality: bool -> int, integral float -> int,
     recursively through lists and dicts (dict key order is removed later by ``sort_keys``)."""
-    if v is True or v is False:
+    t = type(v)
+    if t is str or t is int or v is None:
+        return v
+    if t is dict:
+        return {k: _canon(x) for k, x in v.items()}
+    if t is list:
+        return [_canon(x) for x in v]
+    if t is bool:
         return int(v)
-    if isinstance(v, float):
+    if t is float:
         if not math.isfinite(v):
             raise _Special
         if v.is_integer():
             return int(v)
         return v
+    if isinstance(v, bool):  # subclasses (not produced by the JSON decoders)
+        return int(v)
+    if isinstance(v, float):
+        return _canon(float(v))
     if isinstance(v, dict):
         return {k: _canon(x) for k, x in v.items()}
-    if isinstance(v, list):
+    if isinstance(v, list | tuple):
         return [_canon(x) for x in v]
     return v
 
@@ -122,33 +133,47 @@ def _parse_object(text: str | None) -> dict | None:
     return d if isinstance(d, dict) else None
 
 
+def argument_table(texts: list[str | None]) -> pl.DataFrame:
+    """``_ux, key, value``: one row per top-level argument of ``texts[_ux]``, ``value = canonical_value(...)``; a
+    text that is not a JSON object gets one row with a null key, a null text (no arguments) none.
+
+    A loop over the (distinct) texts: data preparation, not a loop over simulations."""
+    ids: list[int] = []
+    keys: list[str | None] = []
+    vals: list[str | None] = []
+    add_id, add_key, add_val = ids.append, keys.append, vals.append
+    for i, text in enumerate(texts):
+        if text is None:
+            continue
+        try:
+            d = _decode_any(text)
+        except msgspec.DecodeError:
+            d = _parse_object(text)
+        if type(d) is not dict:  # not a JSON object: one row with a null key marks it
+            add_id(i)
+            add_key(None)
+            add_val(None)
+            continue
+        for k, v in d.items():
+            add_id(i)
+            add_key(k)
+            t = type(v)  # the two commonest shapes inline (bool is not int here: it goes to canonical_value)
+            add_val(_STR_TAG + v if t is str else str(v) if t is int else canonical_value(v))
+    return pl.DataFrame(
+        {"_ux": ids, "key": keys, "value": vals}, schema={"_ux": pl.UInt32(), "key": pl.String(), "value": pl.String()}
+    )
+
+
 def explode_arguments(frame: pl.DataFrame, id_cols: list[str], col: str = "arguments") -> pl.DataFrame:
     """Long frame ``id_cols + [key, value]``: one row per top-level argument, ``value`` canonical JSON text; a text
     that is not a JSON object gets a single row with a null key.
 
-    Each distinct argument text is parsed once (a loop over the distinct texts: data preparation); the fan-out to
-    rows is a join."""
+    Each distinct argument text is parsed once (:func:`argument_table`); the fan-out to rows is a join."""
     schema = {**{c: frame.schema[c] for c in id_cols}, "key": pl.String(), "value": pl.String()}
     if frame.height == 0:
         return pl.DataFrame(schema=schema)
     uniq = frame.get_column(col).unique()
-    ids: list[int] = []
-    keys: list[str] = []
-    vals: list[str] = []
-    for i, text in enumerate(uniq.to_list()):
-        d = _parse_object(text)
-        if d is None:  # not a JSON object: one row with a null key marks it
-            ids.append(i)
-            keys.append(None)
-            vals.append(None)
-            continue
-        for k, v in d.items():
-            ids.append(i)
-            keys.append(k)
-            vals.append(canonical_value(v))
-    table = pl.DataFrame(
-        {"_ux": ids, "key": keys, "value": vals}, schema={"_ux": pl.UInt32(), "key": pl.String(), "value": pl.String()}
-    )
+    table = argument_table(uniq.to_list())
     codes = pl.DataFrame({col: uniq}).with_row_index("_ux")
     out = (
         frame.select(*id_cols, col)
@@ -269,7 +294,7 @@ def action_long(
     codes = pairs.select(pl.col("arguments").unique()).with_row_index("_u")
     with ThreadPoolExecutor(max_workers=1) as pool:
         # every distinct argument text of a candidate call is parsed (Python) while the joins below run
-        call_kv = pool.submit(explode_arguments, codes, ["_u"])
+        call_kv = pool.submit(argument_table, codes.get_column("arguments").to_list())
         pairs = pairs.join(codes, on="arguments", how="inner", nulls_equal=True).select(
             "_pid", "call_idx", _k=pl.col("_u").cast(pl.UInt64) * n_gold + pl.col("_gid")
         )
@@ -282,7 +307,7 @@ def action_long(
         gold_kv = explode_arguments(
             golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]
         ).rename({"value": "_gv"})
-        call_kv = call_kv.result().rename({"value": "_cv"})
+        call_kv = call_kv.result().rename({"_ux": "_u", "value": "_cv"})  # _u: the row of codes
     # compare_args null: keys = the call's own keys; the gold must hold each with an equal value.
     bad_own = (
         combos.filter(pl.col("_cmp_null"))
