@@ -6,7 +6,7 @@
 """
 
 from tauk import scoring, stats
-from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, TaukError
+from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, StatsWarning, TaukError
 from tauk.io import load, load_tasks
 from tauk.io.leaderboard import load_leaderboard
 from tauk.results import Results
@@ -20,6 +20,7 @@ __all__ = [
     "LoadReport",
     "LoadWarning",
     "Results",
+    "StatsWarning",
     "TaukError",
     "__version__",
     "audit",

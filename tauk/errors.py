@@ -38,6 +38,10 @@ class LoadWarning(UserWarning):
     """Something in an input was skipped or repaired; see ``Results.report``."""
 
 
+class StatsWarning(UserWarning):
+    """A statistic was computed on less than was asked for (e.g. a k above some tasks' trials left them out)."""
+
+
 @dataclass
 class LoadIssue:
     path: str

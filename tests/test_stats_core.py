@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tauk.errors import TaukError
+from tauk.errors import StatsWarning, TaukError
 from tauk.stats import SummaryTable, pass_at_k, pass_hat_k, per_task, summarize
 from tauk.stats._core import u_hat
 
@@ -171,13 +171,41 @@ def test_taubench_denominator_counts_missing_trials():
 def test_requested_k_beyond_some_tasks_is_reported():
     rows = [{"task_id": "A", "trial": i, "reward": 1.0} for i in range(4)]
     rows += [{"task_id": "B", "trial": i, "reward": 0.0} for i in range(2)]
-    r = pass_hat_k(make_trials(rows), k=[1, 3, 9], ci=0.95, resamples=200).to_frame().sort("k")
+    with pytest.warns(StatsWarning, match=r"k=3 leaves out 1 of 2 task\(s\); r: k=9 leaves out 2 of 2"):
+        r = pass_hat_k(make_trials(rows), k=[1, 3, 9], ci=0.95, resamples=200).to_frame().sort("k")
     assert r["n_tasks"].to_list() == [2, 1, 0]
     assert r["n_tasks_excluded"].to_list() == [0, 1, 2]
     assert r["estimate"].to_list()[:2] == [0.5, 1.0] and r["estimate"][2] is None
     pt = per_task(make_trials(rows), k=[1, 3])
     assert pt.columns[-2:] == ["U_1", "U_3"]
     assert pt.sort("task_id")["U_3"].to_list() == [1.0, None]
+
+
+def test_explicit_k_within_every_task_does_not_warn(recwarn):
+    rows = [{"task_id": t, "trial": i, "reward": 1.0} for t in "AB" for i in range(4)]
+    pass_hat_k(make_trials(rows), k=[1, 4], ci=None)
+    summarize(make_trials(rows), k=4)
+    pass_hat_k(make_trials(rows + [{"task_id": "C", "trial": 0, "reward": 0.0}]), ci=None)  # default ks: never beyond
+    assert not [w for w in recwarn if issubclass(w.category, StatsWarning)]
+    with pytest.warns(StatsWarning, match="k=5 leaves out 2 of 2"):
+        summarize(make_trials(rows), k=5)
+
+
+def test_unanimous_tasks_get_clopper_pearson_not_a_point():
+    """Every task at 1 (or every task at 0): the bootstrap and t intervals are the point; the population value is
+    not known to be exactly 1, so the interval is Clopper–Pearson over the tasks."""
+    ones = [{"task_id": t, "trial": i, "reward": 1.0} for t in range(8) for i in range(2)]
+    zeros = [{"task_id": t, "trial": i, "reward": 0.0} for t in range(8) for i in range(2)]
+    bound = 0.025 ** (1 / 8)
+    for method in ("bca", "percentile", "t", "bootstrap-t"):
+        r = pass_hat_k(make_trials(ones), k=[1, 2], method=method, resamples=500).to_frame()
+        assert r["ci_low"].to_list() == pytest.approx([bound, bound]) and r["ci_high"].to_list() == [1.0, 1.0]
+        z = pass_at_k(make_trials(zeros), k=1, method=method, resamples=500).to_frame()
+        assert z["ci_low"][0] == 0.0 and z["ci_high"][0] == pytest.approx(1 - bound)
+    # one task away from unanimous: the ordinary interval (not Clopper–Pearson) is used
+    mixed = ones[:-1] + [{"task_id": 7, "trial": 1, "reward": 0.0}]
+    m = pass_hat_k(make_trials(mixed), k=1, resamples=500).to_frame()
+    assert m["ci_low"][0] != pytest.approx(bound) and m["ci_low"][0] < m["estimate"][0] < 1.0
 
 
 def test_num_trials_caps_default_k():

@@ -74,8 +74,8 @@ def test_infra_wrapper_both_conventions(shared_data):
     f = summarize(res, infra="fail", ci=0.95, resamples=999).records()[0]
     assert d["pass_hat_k"]["1"]["estimate"] == 1.0 and f["pass_hat_k"]["1"]["estimate"] == pytest.approx(0.98)
     assert d["infra_error_count"] == f["infra_error_count"] == 1
-    # all 49 kept tasks succeed: the interval collapses onto 1 under "drop"
-    assert d["pass_hat_k"]["1"]["ci_low"] == 1.0
+    # all 49 kept tasks succeed under "drop": not a point at 1 but Clopper–Pearson for 49 of 49 tasks
+    assert d["pass_hat_k"]["1"]["ci_low"] == pytest.approx(0.025 ** (1 / 49)) and d["pass_hat_k"]["1"]["ci_high"] == 1.0
     assert f["pass_hat_k"]["1"]["ci_low"] < 0.98 < f["pass_hat_k"]["1"]["ci_high"] <= 1.0
 
 

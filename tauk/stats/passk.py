@@ -18,6 +18,7 @@ bootstrap counts trial noise twice (SPEC §4). One matrix of resampled task indi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,13 +27,13 @@ import numpy as np
 import polars as pl
 from scipy import special
 
-from tauk.errors import TaukError
+from tauk.errors import StatsWarning, TaukError
 
 from ._bootstrap import CI_METHODS, bootstrap_means, bootstrap_t_interval, column_stats, interval
 from ._core import GroupTasks, normalize_by, normalize_k, prepare_trials, task_groups, u_hat
 from ._table import SummaryTable
 
-__all__ = ["PassKResult", "pass_hat_k", "pass_at_k", "per_task", "estimate_group", "as_trials"]
+__all__ = ["PassKResult", "pass_hat_k", "pass_at_k", "per_task", "estimate_group", "as_trials", "unanimous_interval"]
 
 ESTIMATE_FIELDS = ("estimate", "ci_low", "ci_high", "se_tasks", "se_rerun")
 
@@ -92,6 +93,7 @@ def estimate_group(
     if ci is not None:
         lo, hi = interval(method, U, ci, resamples, seed, progress)
         lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+        lo, hi = unanimous_interval(U, lo, hi, ci)
     z = special.ndtri(0.5 + (ci if ci is not None else 0.95) / 2.0)
     for j, k in enumerate(ks):
         defined = np.isfinite(U[:, j])
@@ -114,6 +116,30 @@ def estimate_group(
             }
         )
     return rows
+
+
+def unanimous_interval(U: np.ndarray, lo: np.ndarray, hi: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where every task (of at least 2) is at 0, or every task at 1, a resampling or t interval is the point
+    itself — the data cannot say the population value is exactly 0 or 1. There the interval is Clopper–Pearson
+    for T tasks (every one a success, or every one a failure): [(α/2)^(1/T), 1] or [0, 1 − (α/2)^(1/T)], which
+    holds for any [0, 1]-valued per-task estimate since a Bernoulli has the largest variance for its mean.
+
+    >>> lo, hi = unanimous_interval(np.ones((10, 1)), np.ones(1), np.ones(1), 0.95)
+    >>> round(float(lo[0]), 4), float(hi[0])
+    (0.6915, 1.0)
+    """
+    lo, hi = lo.copy(), hi.copy()
+    edge = (1.0 - level) / 2.0
+    for j in range(U.shape[1]):
+        u = U[:, j][np.isfinite(U[:, j])]
+        if u.size < 2:
+            continue
+        bound = edge ** (1.0 / u.size)
+        if np.all(u == 1.0):
+            lo[j], hi[j] = bound, 1.0
+        elif np.all(u == 0.0):
+            lo[j], hi[j] = 0.0, 1.0 - bound
+    return lo, hi
 
 
 def _f(x: Any) -> float | None:
@@ -234,6 +260,30 @@ def _resolve_ks(g: GroupTasks, ks: tuple[int, ...] | None) -> tuple[int, ...]:
     return g.default_ks() if ks is None else ks
 
 
+def warn_excluded(by: tuple[str, ...], keyed_rows: list[tuple[tuple, list[dict]]], stacklevel: int = 3) -> None:
+    """A :class:`StatsWarning` naming the (group, k) cells whose k exceeds some tasks' trials (an explicit k:
+    the default ks never exceed them), so a partial or null figure is not taken for the whole benchmark."""
+    cells = [
+        (key, r["k"], r["n_tasks_excluded"], r["n_tasks"])
+        for key, rows in keyed_rows
+        for r in rows
+        if r["n_tasks_excluded"]
+    ]
+    if not cells:
+        return
+    shown = "; ".join(
+        (f"{', '.join(map(str, key))}: " if by else "") + f"k={k} leaves out {x} of {x + n} task(s)"
+        for key, k, x, n in cells[:5]
+    )
+    more = f" (and {len(cells) - 5} more)" if len(cells) > 5 else ""
+    warnings.warn(
+        f"k above the trials of some tasks — {shown}{more}; those tasks are left out of that k (n_tasks_excluded) "
+        "and a k no task reaches has a null estimate",
+        StatsWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def _run(
     metric: str,
     trials: Any,
@@ -252,6 +302,8 @@ def _run(
     df = prepare_trials(as_trials(trials), infra)
     groups = task_groups(df, by_t)
     keyed = [(g.key, estimate_group(g, _resolve_ks(g, ks), metric, ci, method, resamples, seed, progress)) for g in groups]
+    if ks is not None:
+        warn_excluded(by_t, keyed, stacklevel=4)
     frame = long_frame(by_t, df.schema, keyed)
     dropped = pl.DataFrame(
         {**{c: [g.key[i] for g in groups] for i, c in enumerate(by_t)}, "n_tasks_no_kept": [g.n_tasks_no_kept for g in groups]},
@@ -275,7 +327,8 @@ def pass_hat_k(
 
     ``k`` defaults to 1 … min(num_trials, min_t n_t) per group; any k may be asked for, tasks with n_t < k are left
     out of that k and counted in ``n_tasks_excluded``. ``method``: "bca" (default), "percentile", "bootstrap-t" or
-    "t" (T−1 df). Resampling is over tasks only (never trials within tasks: biased, see module docs). The same seed
+    "t" (T−1 df); where every task is at 0 or every task at 1 the interval is Clopper–Pearson over the tasks
+    (:func:`unanimous_interval`) instead of the point. Resampling is over tasks only (never trials within tasks: biased, see module docs). The same seed
     gives the same numbers; every k of a group shares one resample matrix.
     """
     return _run("pass^k", trials, by, infra, k, ci, method, resamples, seed, progress)

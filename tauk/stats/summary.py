@@ -19,6 +19,7 @@ from .passk import (
     as_trials,
     estimate_group,
     long_frame,
+    warn_excluded,
 )
 
 __all__ = ["Summary", "summarize"]
@@ -177,6 +178,8 @@ def summarize(
             grows[c].append(m[c])
         grows["n_tasks"].append(g.T)
         grows["n_tasks_no_kept"].append(g.n_tasks_no_kept)
+    if ks is not None:
+        warn_excluded(by_t, keyed)
     schema = {c: df.schema[c] for c in by_t}
     schema.update(gschema)
     gframe = pl.DataFrame(grows, schema=schema)
