@@ -177,7 +177,7 @@ class _Prepared:
         )
         return cls(src, trials, t, golds, regrade, keys)
 
-    # which simulations can be recomputed: task known and a message list recorded
+    # which simulations can be recomputed (task known and a message list recorded), with their keys
     @cached_property
     def _checkable(self) -> pl.DataFrame:
         tr = self.trials
@@ -185,20 +185,25 @@ class _Prepared:
         fmt = pl.col("format") if "format" in tr.columns else pl.lit("tau2")
         # a null tool-call count with messages recorded: some calls could not be read (the loader reported it)
         calls_known = pl.col("n_tool_calls").is_not_null() if "n_tool_calls" in tr.columns else pl.lit(True)
-        return tr.filter(pl.col("_tid").is_not_null() & has_msgs).select(
-            "_sid", "_tid", _respond_only=(fmt == "taubench").fill_null(False), _calls_known=calls_known
-        )
+        return tr.lazy().filter(pl.col("_tid").is_not_null() & has_msgs).select(
+            "_sid",
+            "_tid",
+            "run_id",
+            "simulation_id",
+            _respond_only=(fmt == "taubench").fill_null(False),
+            _calls_known=calls_known,
+        ).collect()
 
     @cached_property
     def _needs_messages(self) -> bool:
         return (
-            self._checkable_keys.height > 0
+            self._checkable.height > 0
             and self.tasks.get_column("communicate_info").list.len().fill_null(0).sum() > 0
         )
 
     @cached_property
     def _needs_calls(self) -> bool:
-        return self.golds is not None and self.golds.height > 0 and self._checkable_keys.height > 0
+        return self.golds is not None and self.golds.height > 0 and self._checkable.height > 0
 
     def communicate_long(self, first: bool = True) -> pl.DataFrame:
         if self._needs_messages:
@@ -209,7 +214,7 @@ class _Prepared:
                         "role": pl.String, "content": pl.String, "n_tool_calls": pl.Int64}  # fmt: skip
             )
         return communicate_long(
-            self._checkable_keys, self.tasks.select("_tid", "communicate_info"), msgs, first=first
+            self._checkable, self.tasks.select("_tid", "communicate_info"), msgs, first=first
         )
 
     def action_long(self, first: bool = True) -> pl.DataFrame:
@@ -217,11 +222,7 @@ class _Prepared:
             return pl.DataFrame(
                 schema={"_sid": pl.UInt32, "_gid": pl.UInt32, "matched": pl.Boolean, "call_idx": pl.Int64}
             )
-        return action_long(self._checkable_keys, self.golds, self.src.tool_calls, first=first)
-
-    @cached_property
-    def _checkable_keys(self) -> pl.DataFrame:
-        return self._checkable.join(self.trials.select("_sid", "run_id", "simulation_id"), on="_sid", how="left")
+        return action_long(self._checkable, self.golds, self.src.tool_calls, first=first)
 
     def recomputed(self) -> pl.DataFrame:
         """``_sid, _communicate, _action`` for every checkable simulation (1.0/0.0; null = not recomputable)."""
