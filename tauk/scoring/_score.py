@@ -63,6 +63,13 @@ _IGNORE_BASIS_ALWAYS: dict[str, tuple[str, ...]] = {
 NORMAL_ENDINGS = ("user_stop", "agent_stop")
 
 
+# the trials columns scoring reads (ARCHITECTURE.md); absent ones are treated as unknown
+_READ_COLUMNS = (
+    "^(run_id|simulation_id|task_id|format|termination_reason|has_reward_info|reward|reward_basis"
+    "|recorded_(db|env_assertion|nl_assertion|communicate|action)|n_messages|n_tool_calls)$"
+)
+
+
 class RegradeWarning(UserWarning):
     """Re-grading with other task definitions left some simulations without a task definition."""
 
@@ -145,7 +152,8 @@ class _Prepared:
     @classmethod
     def build(cls, results: Any, tasks: Any = None) -> _Prepared:
         src = _Frames(results)
-        trials = src.trials.with_row_index("_sid")
+        # only the columns scoring reads (the result is the caller's frame plus the new columns, stacked)
+        trials = src.trials.select(pl.col(_READ_COLUMNS)).with_row_index("_sid")
         if tasks is None:
             t, a, keys, regrade = src.tasks, src.expected_actions, ["run_id", "task_id"], False
         else:
@@ -466,7 +474,8 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
         "communicate_source", "action_source", "score_basis", "score_reward", "failure",
         "task_defined", "db_env_nl_reverifiable",
     ]
-    return tr.select(*[c for c in original if c not in added], *added)
+    kept = prep.src.trials.select([c for c in original if c not in added])
+    return kept.hstack([tr.get_column(c) for c in added])
 
 
 # ------------------------------------------------------------------------------------------- explanations
