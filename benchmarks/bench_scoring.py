@@ -1,9 +1,12 @@
 """Benchmark: the vectorised scoring kernel vs a plain-Python reference of the same rules, on the same frames.
 
-    python benchmarks/bench_scoring.py [--sims 100000] [--tasks 2000] [--seed 0]
+    python benchmarks/bench_scoring.py [--sims 100000] [--tasks 2000] [--seed 0] [--shape stress|real]
 
-Builds synthetic frames directly (numpy + Polars; the ARCHITECTURE.md column contract): τ²-bench-like
-simulations of ~12 messages (greeting, user turns, assistant turns, tool results) and ~4 tool calls each, task
+Builds synthetic frames directly (numpy + Polars; the ARCHITECTURE.md column contract).  ``--shape stress``
+(the default) is communicate-heavy: simulations of 12 short messages (greeting, user turns, assistant turns, tool
+results) and 4 tool calls each, three tasks in four with communicate strings.  ``--shape real`` has the shape of the
+shared τ²-bench logs: 37 messages and 10 tool calls per simulation, assistant text of ~250 characters (none on
+messages that carry tool calls), communicate strings on 9% of tasks, ~3.6 gold actions per task.  Both have task
 definitions with communicate strings (shown to the user with thousands separators, so comma stripping matters),
 gold actions with compare_args null / [] / a subset, calls that copy the gold (as is, with 1 -> 1.0 and keys
 reordered, or with an extra argument) or call something else, a few premature endings.  Both implementations
@@ -23,6 +26,7 @@ import sys
 import threading
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
@@ -35,9 +39,60 @@ ARG_KEYS = ["user_id", "reservation_id", "amount", "cabin", "flights", "reason",
 WORDS = ["sure", "thank", "you", "for", "waiting", "let", "me", "check", "your", "reservation", "the", "flight", "is", "on", "time", "I", "have", "updated", "your", "booking", "please", "confirm", "whether", "you", "would", "like", "to", "proceed", "your", "total", "comes", "to", "and", "the", "refund", "will", "be", "processed", "within", "business", "days", "is", "there", "anything", "else", "I", "can", "help", "you", "with", "today"]
 BASES = [["DB", "COMMUNICATE"]] * 6 + [["DB"], ["ENV_ASSERTION"], ["ENV_ASSERTION", "ACTION"], ["DB", "ACTION"]]
 ENDINGS = np.array(["user_stop", "agent_stop", "max_steps", "too_many_errors"])
-ROLES = ["assistant", "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant", "user",
-         "assistant", "user"]  # fmt: skip
-CALL_MSG = [2, 2, 6, 6]  # message index carrying each of the 4 calls of a simulation (0,1: assistant; 2,3: ...)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What one synthetic simulation and task look like."""
+
+    roles: tuple[str, ...]  # the roles of a simulation's messages
+    calls: tuple[tuple[int, str], ...]  # (message index, requestor) of each tool call
+    words: dict[str, tuple[int, int]]  # words per message by role (low, high)
+    infos: tuple[float, ...]  # P(a task has k communicate strings), k = 0, 1, ...
+    golds: tuple[float, ...]  # P(a task has k gold actions), k = 0, 1, ...
+    compare_args: tuple[float, float]  # P(null), P([]); otherwise a one-key subset
+    silent_calls: bool  # an assistant message carrying tool calls has no text (as in real logs)
+
+
+def _real_roles() -> tuple[tuple[str, ...], tuple[tuple[int, str], ...]]:
+    roles, calls = ["assistant"], []
+    for turn in range(9):
+        roles.append("user")
+        if turn in (2, 5):  # the user's own tool call (telecom), answered by a tool message
+            calls.append((len(roles) - 1, "user"))
+            roles.append("tool")
+        if turn < 8:
+            roles.append("assistant")
+            calls.append((len(roles) - 1, "assistant"))
+            roles.append("tool")
+        roles.append("assistant")
+    return tuple(roles), tuple(calls)
+
+
+# the comm-heavy stress shape (every message short, most tasks with communicate strings): the default
+STRESS = Shape(
+    roles=("assistant", "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant", "user",
+           "assistant", "user"),  # fmt: skip
+    calls=((2, "assistant"), (2, "assistant"), (6, "assistant"), (5, "user")),
+    words={"assistant": (4, 14), "user": (4, 14), "tool": (4, 14)},
+    infos=(0.25, 0.25, 0.25, 0.25),
+    golds=(0.2, 0.2, 0.2, 0.2, 0.2),
+    compare_args=(0.8, 0.05),
+    silent_calls=False,
+)
+# the shape of the shared τ²-bench logs (../shared/data/tau2, 426 simulations): 35 messages and 11.6 tool calls
+# per simulation, assistant text of ~300 characters, communicate strings on 9% of tasks, 3.6 gold actions per task
+_R, _C = _real_roles()
+REAL = Shape(
+    roles=_R,
+    calls=_C,
+    words={"assistant": (20, 80), "user": (10, 40), "tool": (5, 30)},
+    infos=(0.909, 0.062, 0.019, 0.010),
+    golds=(0.046, 0.317, 0.113, 0.125, 0.065, 0.120, 0.072, 0.043, 0.024, 0.019, 0.034, 0.022),
+    compare_args=(0.966, 0.0),
+    silent_calls=True,
+)
+SHAPES = {"stress": STRESS, "real": REAL}
 
 
 def _rss_mb() -> float:
@@ -77,14 +132,20 @@ class PeakRSS:
 
 
 # ------------------------------------------------------------------------------------------------ synthesis
-def synthesize(n_sims: int, n_tasks: int, seed: int) -> SimpleNamespace:
+def _pick(rng: np.random.Generator, probs: tuple[float, ...]) -> int:
+    p = np.asarray(probs, dtype=float)
+    return int(rng.choice(p.size, p=p / p.sum()))
+
+
+def synthesize(n_sims: int, n_tasks: int, seed: int, shape: Shape = STRESS) -> SimpleNamespace:
     rng = np.random.default_rng(seed)
     run_id = "bench"
 
     # task definitions (a few thousand: Python is fine here)
     trows, arows, info_rows, gold_variants = [], [], [], []
+    p_null, p_empty = shape.compare_args
     for t in range(n_tasks):
-        k = int(rng.integers(0, 4))
+        k = _pick(rng, shape.infos)
         amounts = rng.integers(100, 100_000, size=k)
         infos = [f"${a}" if i % 2 == 0 else f"code {a}x" for i, a in enumerate(amounts)]
         shown = [f"${a:,}" if i % 2 == 0 else f"Code {a}X" for i, a in enumerate(amounts)]
@@ -98,7 +159,7 @@ def synthesize(n_sims: int, n_tasks: int, seed: int) -> SimpleNamespace:
         )
         for i, s in enumerate(shown):
             info_rows.append({"_t": t, "_k": i, "_shown": s})
-        n_gold = int(rng.integers(0, 5))
+        n_gold = _pick(rng, shape.golds)
         trows[-1]["n_actions"] = n_gold
         for j in range(n_gold):
             keys = list(rng.choice(ARG_KEYS, size=int(rng.integers(1, 4)), replace=False))
@@ -108,7 +169,7 @@ def synthesize(n_sims: int, n_tasks: int, seed: int) -> SimpleNamespace:
                 args[key] = (int(rng.integers(0, 500)) if r < 0.4 else f"id_{int(rng.integers(0, 10**6))}"
                              if r < 0.8 else [{"n": int(rng.integers(0, 9)), "d": "2024-05-01"}])  # fmt: skip
             u = rng.random()
-            ca = None if u < 0.8 else ([] if u < 0.85 else keys[:1])
+            ca = None if u < p_null else ([] if u < p_null + p_empty else keys[:1])
             name = TOOLS[int(rng.integers(0, len(TOOLS)))]
             arows.append(
                 {"run_id": run_id, "task_id": f"t{t}", "action_idx": j, "action_id": f"{t}_{j}", "name": name,
@@ -131,80 +192,75 @@ def synthesize(n_sims: int, n_tasks: int, seed: int) -> SimpleNamespace:
     ends = ENDINGS[np.where(rng.random(n_sims) < 0.95, rng.integers(0, 2, n_sims), rng.integers(2, 4, n_sims))]
     sim_ids = [f"sim-{i:07d}" for i in range(n_sims)]
     db = (rng.random(n_sims) < 0.7).astype(float)
+    m, c = len(shape.roles), len(shape.calls)
     trials = pl.DataFrame(
         {"run_id": run_id, "simulation_id": sim_ids, "task_id": [f"t{t}" for t in task_of], "trial": 0,
          "format": "tau2", "termination_reason": ends, "has_reward_info": True, "recorded_db": db,
          "recorded_env_assertion": (rng.random(n_sims) < 0.8).astype(float), "recorded_nl_assertion": 1.0,
-         "reward_basis": [BASES[0]] * n_sims, "n_messages": len(ROLES), "n_tool_calls": len(CALL_MSG)}  # fmt: skip
+         "reward_basis": [BASES[0]] * n_sims, "n_messages": m, "n_tool_calls": c}  # fmt: skip
     )
 
-    # messages: 12 per simulation, random sentences; assistant turns often show one of the task's strings
-    m = len(ROLES)
+    # messages: random sentences; assistant turns often show one of the task's strings (with thousands
+    # separators and in another case than the task writes it)
     n_msg = n_sims * m
     words = np.array(WORDS)
-    lens = rng.integers(4, 14, size=n_msg)
-    sentence_pool = [" ".join(rng.choice(words, size=int(k))) for k in rng.integers(4, 14, size=4096)]
-    sent_idx = rng.integers(0, len(sentence_pool), size=n_msg)
-    roles = np.tile(np.array(ROLES), n_sims)
+    role_list = list(shape.roles)
+    calls_at = np.bincount([i for i, _ in shape.calls], minlength=m)
+    pools = {}
+    for role, (lo, hi) in shape.words.items():
+        pools[role] = [" ".join(rng.choice(words, size=int(k))) for k in rng.integers(lo, hi + 1, size=2048)]
+    pool = pl.Series("_text", pools["assistant"] + pools["user"] + pools["tool"])
+    offset = {"assistant": 0, "user": 2048, "tool": 4096}
+    msg_offset = np.array([offset[r] for r in role_list])
     msgs = pl.DataFrame(
-        {"_sim": np.repeat(np.arange(n_sims), m), "message_idx": np.tile(np.arange(m), n_sims), "role": roles,
-         "_sent": sent_idx, "_k": rng.integers(0, 3, size=n_msg), "_show": rng.random(n_msg) < 0.35,
-         "_blank": rng.random(n_msg) < 0.02}  # fmt: skip
+        {"_sim": np.repeat(np.arange(n_sims), m), "message_idx": np.tile(np.arange(m), n_sims),
+         "role": np.tile(np.array(role_list), n_sims),
+         "_sent": np.tile(msg_offset, n_sims) + rng.integers(0, 2048, size=n_msg),
+         "_k": rng.integers(0, 3, size=n_msg), "_show": rng.random(n_msg) < 0.35, "_blank": rng.random(n_msg) < 0.02,
+         "n_tool_calls": np.tile(calls_at, n_sims).astype(np.int64)}  # fmt: skip
     ).with_columns(_t=pl.col("_sim").replace_strict(np.arange(n_sims), task_of, return_dtype=pl.Int64))
-    del lens
-    pool = pl.Series("_text", sentence_pool)
+    silent = (pl.col("n_tool_calls") > 0) & (pl.col("role") == "assistant") if shape.silent_calls else pl.lit(False)
     msgs = (
         msgs.join(info_df, on=["_t", "_k"], how="left")
         .with_columns(_base=pl.lit(pool).gather(pl.col("_sent")))
         .with_columns(
-            content=pl.when(pl.col("_blank"))
+            content=pl.when(pl.col("message_idx") == 0)
+            .then(pl.lit("Hi! How can I help you today?"))
+            .when(silent)
+            .then(pl.lit(None, pl.String))
+            .when(pl.col("_blank"))
             .then(pl.lit(" "))
             .when(pl.col("_show") & pl.col("_shown").is_not_null() & (pl.col("role") == "assistant"))
             .then(pl.concat_str([pl.col("_base"), pl.lit(" "), pl.col("_shown"), pl.lit(".")]))
             .otherwise(pl.col("_base"))
         )
     )
-    # the greeting
-    msgs = msgs.with_columns(
-        content=pl.when(pl.col("message_idx") == 0).then(pl.lit("Hi! How can I help you today?")).otherwise("content")
-    )
 
-    # tool calls: 4 per simulation; call j copies gold j (some variant) with probability 0.75
-    c = len(CALL_MSG)
+    # tool calls: call j copies gold j (some variant) with probability 0.75, else calls something at random
     n_call = n_sims * c
+    call_msg = np.array([i for i, _ in shape.calls])
+    call_role = np.array([r for _, r in shape.calls])
     calls = pl.DataFrame(
         {"_sim": np.repeat(np.arange(n_sims), c), "call_idx": np.tile(np.arange(c), n_sims),
+         "message_idx": np.tile(call_msg, n_sims), "role": np.tile(call_role, n_sims),
          "_copy": rng.random(n_call) < 0.75, "_v": rng.integers(0, 3, size=n_call),
          "_rname": rng.integers(0, len(TOOLS), size=n_call), "_rargs": rng.integers(0, 20_000, size=n_call)}  # fmt: skip
     ).with_columns(
         _t=pl.col("_sim").replace_strict(np.arange(n_sims), task_of, return_dtype=pl.Int64),
         _j=pl.col("call_idx"),
-        message_idx=pl.col("call_idx").replace_strict(list(range(c)), CALL_MSG, return_dtype=pl.Int64),
     )
     rand_args = pl.Series([json.dumps({"user_id": f"id_{i}", "count": i % 7}) for i in range(20_000)])
-    calls = (
-        calls.join(var_df, on=["_t", "_j", "_v"], how="left")
-        .with_columns(
-            name=pl.when(pl.col("_copy") & pl.col("_name").is_not_null())
-            .then(pl.col("_name"))
-            .otherwise(pl.lit(pl.Series(TOOLS)).gather(pl.col("_rname"))),
-            arguments=pl.when(pl.col("_copy") & pl.col("_args").is_not_null())
-            .then(pl.col("_args"))
-            .otherwise(pl.lit(rand_args).gather(pl.col("_rargs"))),
-        )
-        .with_columns(role=pl.when(pl.col("call_idx") < 3).then(pl.lit("assistant")).otherwise(pl.lit("user")))
+    calls = calls.join(var_df, on=["_t", "_j", "_v"], how="left").with_columns(
+        name=pl.when(pl.col("_copy") & pl.col("_name").is_not_null())
+        .then(pl.col("_name"))
+        .otherwise(pl.lit(pl.Series(TOOLS)).gather(pl.col("_rname"))),
+        arguments=pl.when(pl.col("_copy") & pl.col("_args").is_not_null())
+        .then(pl.col("_args"))
+        .otherwise(pl.lit(rand_args).gather(pl.col("_rargs"))),
     )
     sid = pl.Series("simulation_id", sim_ids)
-    messages = (
-        msgs.with_columns(simulation_id=pl.lit(sid).gather(pl.col("_sim")), run_id=pl.lit(run_id))
-        .with_columns(n_tool_calls=pl.when(pl.col("message_idx") == 2).then(3).when(pl.col("message_idx") == 6).then(1)
-                      .otherwise(0).cast(pl.Int64))  # fmt: skip
-        .select("run_id", "simulation_id", "message_idx", "role", "content", "n_tool_calls")
-    )
-    # the user's call sits on a user turn
-    calls = calls.with_columns(message_idx=pl.when(pl.col("call_idx") == 3).then(5).otherwise(pl.col("message_idx")))
-    messages = messages.with_columns(
-        n_tool_calls=pl.when(pl.col("message_idx") == 2).then(3).when(pl.col("message_idx") == 5).then(1).otherwise(0)
+    messages = msgs.with_columns(simulation_id=pl.lit(sid).gather(pl.col("_sim")), run_id=pl.lit(run_id)).select(
+        "run_id", "simulation_id", "message_idx", "role", "content", "n_tool_calls"
     )
     tool_calls = calls.with_columns(
         simulation_id=pl.lit(sid).gather(pl.col("_sim")), run_id=pl.lit(run_id), requestor=pl.col("role"),
@@ -293,17 +349,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sims", type=int, default=100_000)
     ap.add_argument("--tasks", type=int, default=2_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="stress",
+                    help="stress: short messages, most tasks with communicate strings (default); real: the shape of "
+                         "the shared τ²-bench logs")  # fmt: skip
     ap.add_argument("--repeat", type=int, default=5, help="vectorised runs (best time reported)")
     ap.add_argument("--ref-repeat", type=int, default=3, help="reference runs (best time reported)")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    data = synthesize(args.sims, args.tasks, args.seed)
+    data = synthesize(args.sims, args.tasks, args.seed, SHAPES[args.shape])
     gen = time.perf_counter() - t0
     n_distinct = data.tool_calls.get_column("arguments").n_unique()
-    print(f"synthetic data: {data.trials.height:,} simulations, {data.messages.height:,} messages, "
+    asst = data.messages.filter(pl.col("role") == "assistant").get_column("content")
+    print(f"synthetic data ({args.shape}): {data.trials.height:,} simulations, {data.messages.height:,} messages, "
           f"{data.tool_calls.height:,} tool calls ({n_distinct:,} distinct argument texts), "
-          f"{data.tasks.height:,} tasks, {data.expected_actions.height:,} gold actions  [built in {gen:.1f}s]")  # fmt: skip
+          f"{data.tasks.height:,} tasks, {data.expected_actions.height:,} gold actions  [built in {gen:.1f}s]")
+    print(f"  per simulation: {data.messages.height / data.trials.height:.1f} messages, "
+          f"{data.tool_calls.height / data.trials.height:.1f} tool calls, assistant text {asst.str.len_chars().mean():.0f} "
+          f"characters ({asst.is_not_null().mean():.0%} with text); per task: "
+          f"{data.tasks.get_column('communicate_info').list.len().fill_null(0).mean():.2f} communicate strings, "
+          f"{data.expected_actions.height / data.tasks.height:.2f} gold actions")  # fmt: skip
 
     # timings first, with nothing else running (a memory-sampling thread would compete for the GIL and a
     # core); then one more run of each under the sampler for peak memory
