@@ -213,34 +213,39 @@ def communicate_long(
     # one integer per (simulation, string) check: the key of the hits
     crit = sims.select("_sid", "_tid", "_respond_only").join(infos, on="_tid", how="inner").with_row_index("_cid")
     any_blank = bool(crit.get_column("_blank").any())
+    respond = bool(crit.get_column("_respond_only").any())  # τ-bench: messages with tool calls do not count
     n_tc = pl.col("n_tool_calls").fill_null(0) if "n_tool_calls" in messages.columns else pl.lit(0)
+    need = sims.lazy().join(crit.lazy().select("_sid").unique(), on="_sid", how="semi").select(
+        "run_id", "simulation_id", "_sid"
+    )
     # attach the integer _sid to the assistant messages of the simulations that have strings to check (one
-    # string-keyed join), lower-case only those, then match on integers
-    need = sims.lazy().join(crit.lazy().select("_sid").unique(), on="_sid", how="semi")
-    asst = (
+    # string-keyed join), lower-case only those, then match on integers; only the columns the match reads
+    base = (
         messages.lazy()
         .filter((pl.col("role") == "assistant") & pl.col("content").is_not_null())
-        .select("run_id", "simulation_id", "message_idx", "content", _no_calls=n_tc == 0)
-        .join(need.select("run_id", "simulation_id", "_sid"), on=["run_id", "simulation_id"], how="inner")
         .select(
-            "_sid",
-            "message_idx",
-            "_no_calls",
-            _hay=pl.col("content").str.to_lowercase().str.replace_all(",", "", literal=True),
-            _text=~pl.col("content").str.contains(BLANK_RE) if any_blank else pl.lit(True),
+            "run_id",
+            "simulation_id",
+            "content",
+            *(["message_idx"] if first else []),
+            *([(n_tc == 0).alias("_no_calls")] if respond else []),
         )
+        .join(need, on=["run_id", "simulation_id"], how="inner")
     )
-    match = (~pl.col("_respond_only") | pl.col("_no_calls")) & pl.col("_hay").str.contains(
-        pl.col("_needle"), literal=True
-    )
+    keep = ["_sid", *(["message_idx"] if first else []), *(["_no_calls"] if respond else [])]
+    text = [(~pl.col("content").str.contains(BLANK_RE)).alias("_text")] if any_blank else []
+    asst = base.select(*keep, *text, _hay=pl.col("content").str.to_lowercase().str.replace_all(",", "", literal=True))
+    match = pl.col("_hay").str.contains(pl.col("_needle"), literal=True)
+    if respond:
+        match = match & (~pl.col("_respond_only") | pl.col("_no_calls"))
     if any_blank:
         match = match & (~pl.col("_blank") | pl.col("_text"))
     hits = (
         crit.lazy()
-        .select("_cid", "_sid", "_needle", "_blank", "_respond_only")
+        .select("_cid", "_sid", "_needle", *(["_blank"] if any_blank else []), *(["_respond_only"] if respond else []))
         .join(asst, on="_sid", how="inner")
         .filter(match)
-        .select("_cid", "message_idx")
+        .select("_cid", *(["message_idx"] if first else []))
     )
     if first:
         hits = hits.group_by("_cid").agg(pl.col("message_idx").min())
