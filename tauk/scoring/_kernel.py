@@ -296,12 +296,15 @@ def action_long(
         how="inner",
     ).select("_pid", "_gid", "call_idx", "arguments")
     n_gold = int(golds.get_column("_gid").max() or 0) + 1
-    codes = pairs.select(pl.col("arguments").unique()).with_row_index("_u")
+    # one integer _u per distinct argument text (one hash pass: group, number, explode back)
+    by_text = pairs.group_by("arguments").agg("_pid", "_gid", "call_idx").with_row_index("_u")
     with ThreadPoolExecutor(max_workers=1) as pool:
         # every distinct argument text of a candidate call is parsed (Python) while the joins below run
-        call_kv = pool.submit(argument_table, codes.get_column("arguments").to_list())
-        pairs = pairs.join(codes, on="arguments", how="inner", nulls_equal=True).select(
-            "_pid", "call_idx", _k=pl.col("_u").cast(pl.UInt64) * n_gold + pl.col("_gid")
+        call_kv = pool.submit(argument_table, by_text.get_column("arguments").to_list())
+        pairs = (
+            by_text.select("_u", "_pid", "_gid", "call_idx")
+            .explode("_pid", "_gid", "call_idx")
+            .select("_pid", "call_idx", _k=pl.col("_u").cast(pl.UInt64) * n_gold + pl.col("_gid"))
         )
         cmp_null = golds.sort("_gid").select("_gid", _cmp_null=pl.col("compare_args").is_null())
         combos = (
@@ -312,7 +315,7 @@ def action_long(
         gold_kv = explode_arguments(
             golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]
         ).rename({"value": "_gv"})
-        call_kv = call_kv.result().rename({"_ux": "_u", "value": "_cv"})  # _u: the row of codes
+        call_kv = call_kv.result().rename({"_ux": "_u", "value": "_cv"})  # _u: the row of by_text
     # compare_args null: keys = the call's own keys; the gold must hold each with an equal value.
     bad_own = (
         combos.filter(pl.col("_cmp_null"))
