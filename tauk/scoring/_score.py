@@ -417,7 +417,14 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
     else:
         used = in_basis
     used_cols = {c: f"_used_{c}" for c in COMPONENTS}
-    tr = tr.with_columns(**{used_cols[c]: used[c] for c in COMPONENTS})
+    # safety rule, first as a flag: a simulation reaching the product whose basis names something not evaluated
+    named = pl.col("score_basis").list.len().fill_null(0)
+    known = pl.sum_horizontal(*[in_basis[c].cast(pl.Int64) for c in COMPONENTS])
+    outside = pl.any_horizontal(pl.lit(False), *[in_basis[c] for c in COMPONENTS if c not in _EVALUATED[evaluation]])
+    reaching = (pl.col("gate") == 1.0) & pl.col("has_criteria").fill_null(False)
+    tr = tr.with_columns(
+        **{used_cols[c]: used[c] for c in COMPONENTS}, _unsafe=reaching & (outside | (named > known))
+    )
     val = {c: pl.col(COLUMN[c]) for c in COMPONENTS}
     u = {c: pl.col(used_cols[c]) for c in COMPONENTS}
     short = {c: u[c] & (val[c] < 1.0 - 1e-6).fill_null(False) for c in COMPONENTS}
@@ -458,7 +465,8 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
         .otherwise(pl.when(failing != "").then(failing)),
     )
     tr = tr.collect()
-    _check_safety(tr, evaluation)
+    if tr.get_column("_unsafe").any():  # (duplicated or null names also land here; the check tells them apart)
+        _check_safety(tr, evaluation)
     if prep.regrade:
         missing_ids = tr.filter(~pl.col("task_defined")).get_column("task_id").unique().sort().to_list()
         if missing_ids:
