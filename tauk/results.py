@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Sequence
 from functools import cached_property
 
 import polars as pl
 
-from tauk.errors import LoadReport
+from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
 from tauk.io.read import RunData
 
@@ -25,11 +26,12 @@ class Results:
     """
 
     def __init__(self, runs: Sequence[RunData], run_ids: Sequence[str], agents: Sequence[str | None],
-                 report: LoadReport):  # fmt: skip
+                 report: LoadReport, strict: bool = True):  # fmt: skip
         self._runs = list(runs)
         self._run_ids = list(run_ids)
         self._agents = [run_agent(r, a) for r, a in zip(self._runs, agents)]
         self.report = report
+        self._strict = strict
 
     # -- frames ---------------------------------------------------------------------------------------------
     @cached_property
@@ -61,7 +63,22 @@ class Results:
 
     @cached_property
     def _messages_pair(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        return build_messages(self._runs, self._run_ids, self.report, progress=len(self._runs) > 8)
+        # message bodies are decoded only now: what cannot be read raises under strict loading, as the rest of the
+        # file would have at load; otherwise it is skipped, counted in the report and warned about
+        found = LoadReport()
+        pair = build_messages(self._runs, self._run_ids, found, progress=len(self._runs) > 8)
+        if found.issues:
+            first = found.issues[0]
+            if self._strict:
+                raise LoadError(first.path, first.location, first.message.removesuffix("; messages skipped")
+                                + " (load with strict=False to skip such simulations' messages)")  # fmt: skip
+            self.report.issues.extend(found.issues)
+            warnings.warn(
+                f"messages skipped or repaired: {found.counts()}, first {first} (see Results.report)",
+                LoadWarning,
+                stacklevel=3,
+            )
+        return pair
 
     @property
     def messages(self) -> pl.DataFrame:

@@ -83,6 +83,27 @@ def test_huge_integers_and_non_json_literals(tmp_path, multi):
     assert e.value.location == f"$.simulations[0].messages[{i}].tool_calls"
 
 
+def test_unreadable_messages_raise_when_strict_else_warn_and_count(tmp_path, multi):
+    """Message bodies are decoded on first use of `messages`: a simulation whose messages cannot be read raises
+    a LoadError naming it under strict loading, and is skipped, warned about and counted otherwise. Its
+    tool-call count on `trials` is unknown (null), not guessed."""
+    doc = copy.deepcopy(multi)
+    i = next(j for j, m in enumerate(doc["simulations"][2]["messages"]) if m.get("tool_calls"))
+    doc["simulations"][2]["messages"][i]["tool_calls"] = 7  # neither a list nor a string
+    p = _write(tmp_path, "calls_int.json", doc)
+    res = tauk.load(p)
+    assert res.trials["n_tool_calls"][2] is None and res.trials["n_tool_calls"][1] is not None
+    with pytest.raises(LoadError) as e:
+        _ = res.messages
+    assert e.value.location == "$.simulations[2]" and "tool_calls" in e.value.message
+    lenient = tauk.load(p, strict=False)
+    with pytest.warns(tauk.LoadWarning, match="invalid_messages"):
+        msgs = lenient.messages
+    assert lenient.report.counts() == {"invalid_messages": 1}
+    kept = set(msgs["simulation_id"].unique())
+    assert str(doc["simulations"][2]["id"]) not in kept and str(doc["simulations"][1]["id"]) in kept
+
+
 def test_same_results_twice(tmp_path, shared_data, multi):
     f = shared_data / MULTI_TAU2
     with pytest.raises(LoadError, match="already loaded"):

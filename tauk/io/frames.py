@@ -223,7 +223,10 @@ def _count_calls(messages: Sequence[S.LightMessage] | None) -> int | None:
         return None
     n = 0
     for raw in [m.tool_calls for m in messages if m.tool_calls != S.NULL]:
-        tc = _CALLS.decode(raw)
+        try:
+            tc = _CALLS.decode(raw)
+        except msgspec.DecodeError:  # neither a list nor a string (e.g. a number): reported when messages load
+            return None
         if type(tc) is list:
             n += len(tc)
         elif tc is not None:  # a tool-calls list written as a string (nonconformant files)

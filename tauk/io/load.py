@@ -151,7 +151,7 @@ def load(
             agents.append(agent.get(rid) or agent.get(str(run.path)) or label)
         else:
             agents.append(label)
-    return Results(runs, run_ids, agents, report)
+    return Results(runs, run_ids, agents, report, strict=strict)
 
 
 def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
