@@ -2,6 +2,10 @@
 
 Tests that read the real trial logs in ``../shared/data`` use the ``shared_data`` fixture: without the folder
 they skip with a clear reason, but under ``TAUK_REQUIRE_SHARED_DATA=1`` (set by ``.ci/run``) a missing folder fails.
+
+Property tests (hypothesis) draw new examples on every local run; under ``CI`` they run a fixed, derandomised set
+so that a CI verdict is reproducible (a failure found locally is replayed from hypothesis's database and becomes a
+regression test).
 """
 
 from __future__ import annotations
@@ -11,6 +15,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI", "") not in ("", "0", "false"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("TAUK_SHARED_DATA", ROOT.parent / "shared" / "data"))
