@@ -17,7 +17,8 @@ reordered, or with an extra argument) or call something else; a few simulations 
 implementations start from the same frames; the reference converts them to Python objects (part of its cost, as
 it would be for any row-at-a-time implementation) and applies SPEC §2 simulation by simulation.  Prints both
 times, the ratio, peak memory and checks that the results are identical.  Both sides are timed as best of several
-runs with nothing else running; peak memory comes from one further run of each, sampled by a thread.
+runs, interleaved, with nothing else running; peak memory comes from a run of each before the timings, sampled
+by a thread.
 """
 
 from __future__ import annotations
@@ -364,27 +365,33 @@ def run_shape(name: str, args: argparse.Namespace) -> tuple[float, bool]:
           f"{data.tasks.get_column('communicate_info').list.len().fill_null(0).mean():.2f} communicate strings, "
           f"{data.expected_actions.height / data.tasks.height:.2f} gold actions")  # fmt: skip
 
-    # timings first, with nothing else running (a memory-sampling thread would compete for the GIL and a
-    # core); then one more run of each under the sampler for peak memory
-    def best_of(fn, n):
-        out, times = None, []
-        for _ in range(n):
-            gc.collect()
-            t0 = time.perf_counter()
-            out = fn(data)
-            times.append(time.perf_counter() - t0)
-        return out, times
-
-    fast, times = best_of(lambda d: score(d, evaluation="all"), args.repeat)
-    ref, ref_times = best_of(reference, args.ref_repeat)
-    t_fast, t_ref = min(times), min(ref_times)
+    # peak memory first, one run of each under a sampling thread (not under tracemalloc, which would slow the
+    # Python code several-fold)
     gc.collect()
     with PeakRSS() as mem_fast:
         score(data, evaluation="all")
     gc.collect()
     with PeakRSS() as mem_ref:
-        reference(data)  # not under tracemalloc, which would slow the Python code several-fold
+        reference(data)
 
+    # then the timings, with nothing else running (the sampler would compete for the GIL and a core), the two
+    # implementations interleaved so that both see the same spells of a noisy machine
+    def timed(fn):
+        gc.collect()
+        t0 = time.perf_counter()
+        out = fn(data)
+        return out, time.perf_counter() - t0
+
+    times: list[float] = []
+    ref_times: list[float] = []
+    for i in range(max(args.repeat, args.ref_repeat)):
+        if i < args.repeat:
+            fast, t = timed(lambda d: score(d, evaluation="all"))
+            times.append(t)
+        if i < args.ref_repeat:
+            ref, t = timed(reference)
+            ref_times.append(t)
+    t_fast, t_ref = min(times), min(ref_times)
     cols = ["simulation_id", "communicate", "action", "score_reward", "failure"]
     identical = fast.select(cols).equals(ref.select(cols))
     ratio = t_ref / t_fast
