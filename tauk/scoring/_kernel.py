@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import msgspec
@@ -298,24 +297,23 @@ def action_long(
     n_gold = int(golds.get_column("_gid").max() or 0) + 1
     # one integer _u per distinct argument text (one hash pass: group, number, explode back)
     by_text = pairs.group_by("arguments").agg("_pid", "_gid", "call_idx").with_row_index("_u")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # every distinct argument text of a candidate call is parsed (Python) while the joins below run
-        call_kv = pool.submit(argument_table, by_text.get_column("arguments").to_list())
-        pairs = (
-            by_text.select("_u", "_pid", "_gid", "call_idx")
-            .explode("_pid", "_gid", "call_idx")
-            .select("_pid", "call_idx", _k=pl.col("_u").cast(pl.UInt64) * n_gold + pl.col("_gid"))
-        )
-        cmp_null = golds.sort("_gid").select("_gid", _cmp_null=pl.col("compare_args").is_null())
-        combos = (
-            pairs.select(pl.col("_k").unique())
-            .with_columns(_u=(pl.col("_k") // n_gold).cast(pl.UInt32), _gid=(pl.col("_k") % n_gold).cast(pl.UInt32))
-            .join(cmp_null, on="_gid", how="inner")
-        )
-        gold_kv = explode_arguments(
-            golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]
-        ).rename({"value": "_gv"})
-        call_kv = call_kv.result().rename({"_ux": "_u", "value": "_cv"})  # _u: the row of by_text
+    # every distinct argument text of a candidate call parsed once, first: in this thread, while COMMUNICATE's
+    # Polars work (which :meth:`_Prepared.recomputed` runs alongside) goes on without needing the GIL
+    call_kv = argument_table(by_text.get_column("arguments").to_list()).rename({"_ux": "_u", "value": "_cv"})
+    pairs = (
+        by_text.select("_u", "_pid", "_gid", "call_idx")
+        .explode("_pid", "_gid", "call_idx")
+        .select("_pid", "call_idx", _k=pl.col("_u").cast(pl.UInt64) * n_gold + pl.col("_gid"))
+    )
+    cmp_null = golds.sort("_gid").select("_gid", _cmp_null=pl.col("compare_args").is_null())
+    combos = (
+        pairs.select(pl.col("_k").unique())
+        .with_columns(_u=(pl.col("_k") // n_gold).cast(pl.UInt32), _gid=(pl.col("_k") % n_gold).cast(pl.UInt32))
+        .join(cmp_null, on="_gid", how="inner")
+    )
+    gold_kv = explode_arguments(
+        golds.join(combos.select("_gid").unique(), on="_gid", how="semi"), ["_gid"]
+    ).rename({"value": "_gv"})
     # compare_args null: keys = the call's own keys; the gold must hold each with an equal value.
     bad_own = (
         combos.filter(pl.col("_cmp_null"))
