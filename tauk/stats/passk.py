@@ -121,8 +121,9 @@ def estimate_group(
 def unanimous_interval(U: np.ndarray, lo: np.ndarray, hi: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Where every task (of at least 2) is at 0, or every task at 1, a resampling or t interval is the point
     itself — the data cannot say the population value is exactly 0 or 1. There the interval is Clopper–Pearson
-    for T tasks (every one a success, or every one a failure): [(α/2)^(1/T), 1] or [0, 1 − (α/2)^(1/T)], which
-    holds for any [0, 1]-valued per-task estimate since a Bernoulli has the largest variance for its mean.
+    for T tasks (every one a success, or every one a failure): [(α/2)^(1/T), 1] or [0, 1 − (α/2)^(1/T)]. It holds
+    for any [0, 1]-valued per-task estimate X with mean μ: P(X = 1) ≤ μ, so T ones have probability ≤ μ^T (and
+    P(X = 0) ≤ 1 − μ for T zeros).
 
     >>> lo, hi = unanimous_interval(np.ones((10, 1)), np.ones(1), np.ones(1), 0.95)
     >>> round(float(lo[0]), 4), float(hi[0])
