@@ -9,7 +9,7 @@ from functools import cached_property
 
 import polars as pl
 
-from tauk.errors import LoadError, LoadReport, LoadWarning
+from tauk.errors import LoadReport, LoadWarning
 from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
 from tauk.io.read import RunData
 
@@ -63,18 +63,14 @@ class Results:
 
     @cached_property
     def _messages_pair(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        # message bodies are decoded only now: what cannot be read raises under strict loading, as the rest of the
-        # file would have at load; otherwise it is skipped, counted in the report and warned about
-        found = LoadReport()
-        pair = build_messages(self._runs, self._run_ids, found, progress=len(self._runs) > 8)
-        if found.issues:
-            first = found.issues[0]
-            if self._strict:
-                raise LoadError(first.path, first.location, first.message.removesuffix("; messages skipped")
-                                + " (load with strict=False to skip such simulations' messages)")  # fmt: skip
-            self.report.issues.extend(found.issues)
+        # message bodies are decoded only now, under the load's strictness; what a non-strict load skips here is
+        # reported and warned about as at load time
+        seen = len(self.report.issues)
+        pair = build_messages(self._runs, self._run_ids, self.report, progress=len(self._runs) > 8, strict=self._strict)
+        found = self.report.issues[seen:]
+        if found:
             warnings.warn(
-                f"messages skipped or repaired: {found.counts()}, first {first} (see Results.report)",
+                f"messages skipped: {len(found)} simulation(s), first {found[0]} (see Results.report)",
                 LoadWarning,
                 stacklevel=3,
             )

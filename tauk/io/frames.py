@@ -11,7 +11,7 @@ import msgspec
 import orjson
 import polars as pl
 
-from tauk.errors import LoadReport
+from tauk.errors import LoadError, LoadReport
 from tauk.io import structs as S
 from tauk.io.read import _TB_RAW, RunData, parse_tool_calls_string, read_bytes
 
@@ -425,7 +425,16 @@ _TB_FULL = S.decoder(list[S.TBFullRecord])
 _TB_FULL_REC = S.decoder(S.TBFullRecord)
 
 
-def _full_simulations(run: RunData, report: LoadReport) -> list[tuple[str, list[S.Message] | None]]:
+def _unreadable_messages(report: LoadReport, strict: bool, path: object, location: str, exc: Exception) -> None:
+    """Messages that cannot be decoded: a LoadError under strict loading, else skipped and reported."""
+    if strict:
+        raise LoadError(str(path), location, f"{exc} (load with strict=False to skip such simulations' messages)")
+    report.add(str(path), location, "invalid_messages", f"{exc}; messages skipped", skipped=1)
+
+
+def _full_simulations(
+    run: RunData, report: LoadReport, strict: bool
+) -> list[tuple[str, list[S.Message] | None]]:
     """(simulation_id, messages) for every kept simulation of a τ²-bench run."""
     if run.format == "tau2-dir":
         out = []
@@ -435,7 +444,7 @@ def _full_simulations(run: RunData, report: LoadReport) -> list[tuple[str, list[
                 full = _FULL_SIM.decode(read_bytes(f))
                 out.append((str(sim.id), full.messages))
             except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                report.add(str(f), "$.messages", "invalid_messages", f"{exc}; messages skipped", skipped=1)
+                _unreadable_messages(report, strict, f, "$.messages", exc)
                 out.append((str(sim.id), None))
         return out
     data = read_bytes(run.path)
@@ -450,8 +459,7 @@ def _full_simulations(run: RunData, report: LoadReport) -> list[tuple[str, list[
             try:
                 out.append((str(sim.id), _FULL_SIM.decode(raws[i]).messages))
             except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                loc = f"$.simulations[{i}]"
-                report.add(str(run.path), loc, "invalid_messages", f"{exc}; messages skipped", skipped=1)
+                _unreadable_messages(report, strict, run.path, f"$.simulations[{i}]", exc)
                 out.append((str(sim.id), None))
         return out
 
@@ -483,7 +491,7 @@ def _tool_call_dicts(tc: Any) -> tuple[list[dict], bool]:
 
 
 def build_messages(
-    runs: Sequence[RunData], run_ids: Sequence[str], report: LoadReport, progress: bool = False
+    runs: Sequence[RunData], run_ids: Sequence[str], report: LoadReport, progress: bool = False, strict: bool = True
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     from tqdm.auto import tqdm
 
@@ -493,10 +501,10 @@ def build_messages(
         it = tqdm(list(it), desc="messages", unit="file")
     for run, rid in it:
         if run.format == "taubench":
-            _taubench_messages(m, t, run, rid, report)
+            _taubench_messages(m, t, run, rid, report, strict)
             continue
         repair_none = run.stringified_tool_calls
-        for sid, messages in _full_simulations(run, report):
+        for sid, messages in _full_simulations(run, report, strict):
             if not messages:
                 continue
             results: dict[str, tuple[str | None, bool | None]] = {}
@@ -547,7 +555,7 @@ def _err(v: Any) -> bool | None:
     return str(v).strip().lower() in ("true", "1", "yes")
 
 
-def _taubench_messages(m, t, run: RunData, rid: str, report: LoadReport) -> None:
+def _taubench_messages(m, t, run: RunData, rid: str, report: LoadReport, strict: bool) -> None:
     data = read_bytes(run.path)
     try:
         recs = _TB_FULL.decode(data)
@@ -559,7 +567,7 @@ def _taubench_messages(m, t, run: RunData, rid: str, report: LoadReport) -> None
             try:
                 r = _TB_FULL_REC.decode(r)
             except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                report.add(str(run.path), f"$[{pos}].traj", "invalid_messages", f"{exc}; messages skipped", skipped=1)
+                _unreadable_messages(report, strict, run.path, f"$[{pos}].traj", exc)
                 continue
         sid = taubench_simulation_id(r.task_id, r.trial, pos)
         traj = r.traj or []

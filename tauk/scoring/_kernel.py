@@ -56,14 +56,6 @@ def _canon(v: Any) -> Any:
         if v.is_integer():
             return int(v)
         return v
-    if isinstance(v, bool):  # subclasses (not produced by the JSON decoders)
-        return int(v)
-    if isinstance(v, float):
-        return _canon(float(v))
-    if isinstance(v, dict):
-        return {k: _canon(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_canon(x) for x in v]
     return v
 
 

@@ -273,13 +273,9 @@ def _recorded(tr: pl.DataFrame, name: str) -> pl.Expr:
 def _check_safety(frame: pl.DataFrame, evaluation: str) -> None:
     """Raise if a simulation that reaches the product has a basis naming a component the type doesn't evaluate."""
     allowed = sorted(_EVALUATED[evaluation])
-    reaching = (pl.col("gate") == 1.0) & pl.col("has_criteria")
-    bases = frame.select(pl.col("score_basis").filter(reaching).unique()).to_series().to_list()
-    if all(b is None or {c for c in b if c is not None} <= set(allowed) for b in bases):
-        return
     bad = (
         frame.lazy()
-        .filter(reaching)
+        .filter((pl.col("gate") == 1.0) & pl.col("has_criteria"))
         .select("task_id", _b=pl.col("score_basis"))
         .explode("_b")
         .filter(pl.col("_b").is_not_null() & ~pl.col("_b").is_in(allowed))
@@ -465,7 +461,7 @@ def _score_prepared(prep: _Prepared, evaluation: str, reward_basis: Sequence[str
         .otherwise(pl.when(failing != "").then(failing)),
     )
     tr = tr.collect()
-    if tr.get_column("_unsafe").any():  # (duplicated or null names also land here; the check tells them apart)
+    if tr.get_column("_unsafe").any():  # duplicated or null names land here too: the check tells them apart
         _check_safety(tr, evaluation)
     if prep.regrade:
         missing_ids = tr.filter(~pl.col("task_defined")).get_column("task_id").unique().sort().to_list()

@@ -78,32 +78,30 @@ def sign_flip_pvalue(
     return (1 + hits) / (1 + permutations), "monte-carlo"
 
 
+def _sorted_finite(p: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p as floats, an all-NaN output, the indices of the finite p-values in ascending order): NaN entries are
+    left out of the family and stay NaN."""
+    p = np.asarray(p, dtype=np.float64)
+    ok = np.flatnonzero(np.isfinite(p))
+    return p, np.full(p.shape, np.nan), ok[np.argsort(p[ok], kind="stable")]
+
+
 def holm(p: Sequence[float]) -> np.ndarray:
     """Holm step-down adjusted p-values (NaN entries are left out of the family and stay NaN)."""
-    p = np.asarray(p, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out[order] = np.minimum(adj, 1.0)
+    p, out, order = _sorted_finite(p)
+    m = order.size
+    if m:
+        out[order] = np.minimum(np.maximum.accumulate((m - np.arange(m)) * p[order]), 1.0)
     return out
 
 
 def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (equal to ``scipy.stats.false_discovery_control(p, method='bh')``)."""
-    p = np.asarray(p, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    ranked = p[order] * m / np.arange(1, m + 1)
-    adj = np.minimum.accumulate(ranked[::-1])[::-1]
-    out[order] = np.minimum(adj, 1.0)
+    p, out, order = _sorted_finite(p)
+    m = order.size
+    if m:
+        ranked = p[order] * m / np.arange(1, m + 1)
+        out[order] = np.minimum(np.minimum.accumulate(ranked[::-1])[::-1], 1.0)
     return out
 
 

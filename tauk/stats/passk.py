@@ -329,8 +329,8 @@ def pass_hat_k(
     ``k`` defaults to 1 … min(num_trials, min_t n_t) per group; any k may be asked for, tasks with n_t < k are left
     out of that k and counted in ``n_tasks_excluded``. ``method``: "bca" (default), "percentile", "bootstrap-t" or
     "t" (T−1 df); where every task is at 0 or every task at 1 the interval is Clopper–Pearson over the tasks
-    (:func:`unanimous_interval`) instead of the point. Resampling is over tasks only (never trials within tasks: biased, see module docs). The same seed
-    gives the same numbers; every k of a group shares one resample matrix.
+    (:func:`unanimous_interval`) instead of the point. Resampling is over tasks only (never trials within tasks:
+    biased, see module docs). The same seed gives the same numbers; every k of a group shares one resample matrix.
     """
     return _run("pass^k", trials, by, infra, k, ci, method, resamples, seed, progress)
 
