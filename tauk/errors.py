@@ -10,11 +10,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 
-class TaukError(Exception):
-    """Base class of every error tauk raises on purpose."""
+class TaukError(ValueError):
+    """Base class of every error tauk raises on purpose (a ``ValueError``: bad input or a bad argument).
+
+    The command line turns every one of them into one line on stderr and exit status 2.
+    """
 
 
-class LoadError(TaukError, ValueError):
+class LoadError(TaukError):
     """A results file (or directory) could not be read as τ²-bench / τ-bench results.
 
     >>> str(LoadError("runs/a.json", "$.simulations[2].task_id", "missing required field"))
@@ -29,7 +32,7 @@ class LoadError(TaukError, ValueError):
         super().__init__(f"{self.path}:{where}: {message}" if where else f"{self.path}: {message}")
 
 
-class EvaluationError(TaukError, ValueError):
+class EvaluationError(TaukError):
     """A scoring request that cannot be honoured (e.g. the reward basis names a component the
     chosen evaluation type does not evaluate)."""
 
@@ -59,7 +62,9 @@ class LoadIssue:
 class LoadReport:
     """What a load skipped or repaired, counted by kind.
 
-    >>> r = LoadReport(); r.add("a.json", "$.simulations[0]", "duplicate_id", "dup", skipped=1); r.counts()
+    >>> r = LoadReport()
+    >>> _ = r.add("a.json", "$.simulations[0]", "duplicate_id", "dup", skipped=1)
+    >>> r.counts()
     {'duplicate_id': 1}
     """
 
