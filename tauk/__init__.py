@@ -7,9 +7,9 @@
 
 from tauk import scoring, stats
 from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, StatsWarning, TaukError
-from tauk.io import load, load_tasks
+from tauk.io import load_tasks
 from tauk.io.leaderboard import load_leaderboard
-from tauk.results import Results
+from tauk.results import Results, load
 from tauk.scoring import audit, score
 
 __version__ = "0.1.0"

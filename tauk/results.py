@@ -1,17 +1,60 @@
-"""``Results``: the frames of a load, built lazily and cached."""
+"""``tauk.load`` and ``Results``: the frames of a load, built lazily and cached."""
 
 from __future__ import annotations
 
 import html
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 
 import polars as pl
 
 from tauk.errors import LoadReport, LoadWarning
 from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
+from tauk.io.load import Inputs, read_inputs
 from tauk.io.read import RunData
+
+__all__ = ["Results", "load"]
+
+
+def load(
+    inputs: Inputs,
+    *,
+    agent: str | Mapping[str, str] | None = None,
+    strict: bool = True,
+    progress: bool | None = None,
+) -> Results:
+    """Load results files into a :class:`Results` holding tidy, joinable Polars frames.
+
+    Parameters
+    ----------
+    inputs
+        A file, a directory (a directory-format run, or a folder scanned recursively for results files), a glob,
+        a list of any of these, or a mapping ``label -> path`` (the label becomes the run id and the agent label).
+    agent
+        Overrides the agent label: one string for every run, or a mapping run_id/path -> label.
+    strict
+        ``True`` (default) raises :class:`tauk.LoadError` naming the file, the place in it and what was wrong;
+        ``False`` skips what cannot be used (bad simulations, duplicate ids, unreadable files), warns with
+        :class:`tauk.LoadWarning` and counts it in ``Results.report``.
+    progress
+        Show a progress bar (default: when more than 8 files are read).
+
+    Returns
+    -------
+    Results
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data")
+    >>> res.runs.height, res.trials.height
+    (6, 600)
+    >>> sorted(res.trials["agent"].unique())
+    ['atlas-large', 'atlas-small', 'baseline']
+    """
+    loaded = read_inputs(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=3)
+    return Results(loaded.runs, loaded.run_ids, loaded.agents, loaded.report, strict=loaded.strict)
 
 
 class Results:

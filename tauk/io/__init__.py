@@ -1,5 +1,5 @@
-"""Reading results files of every shape into tidy frames."""
+"""Reading results files of every shape (decoding, then frame building); ``tauk.load`` wraps it."""
 
-from tauk.io.load import load, load_tasks
+from tauk.io.load import LoadedRuns, load_tasks, read_inputs
 
-__all__ = ["load", "load_tasks"]
+__all__ = ["LoadedRuns", "load_tasks", "read_inputs"]

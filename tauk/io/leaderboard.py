@@ -21,14 +21,13 @@ from typing import Any
 
 import polars as pl
 
+from tauk.conventions import DOMAIN_ORDER, OVERALL_DOMAINS, domain_sort_key
 from tauk.errors import LoadError
 
 __all__ = ["load_leaderboard", "LEADERBOARD_SCHEMA", "OVERALL_DOMAINS"]
 
-OVERALL_DOMAINS = ("airline", "retail", "telecom")
 """The domains whose pass^1 is averaged (unweighted) into ``overall``."""
 
-_DOMAIN_ORDER = ("airline", "retail", "telecom", "banking_knowledge")
 _SKIP_NAMES = {"manifest.json", "schema.json"}
 _PASS_KEYS = ("pass_1", "pass_2", "pass_3", "pass_4")
 _MANIFEST_SECTIONS = {"submissions": "text", "voice_submissions": "voice", "legacy_submissions": "legacy"}
@@ -136,10 +135,6 @@ def _read_json(path: Path) -> Any:
         raise LoadError(str(path), f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
 
 
-def _domain_order(name: str) -> tuple[int, str]:
-    return (_DOMAIN_ORDER.index(name) if name in _DOMAIN_ORDER else len(_DOMAIN_ORDER), name)
-
-
 def _submission_rows(path: Path, submission_id: str, section: str | None) -> list[dict[str, Any]]:
     p = str(path)
     doc = _read_json(path)
@@ -171,7 +166,7 @@ def _submission_rows(path: Path, submission_id: str, section: str | None) -> lis
     if not isinstance(results, dict):
         raise LoadError(p, "$.results", f"expected an object of per-domain results, got {_type_name(results)}")
     rows = []
-    for domain in sorted(results, key=_domain_order):
+    for domain in sorted(results, key=domain_sort_key):
         res = results[domain]
         loc = f"$.results.{domain}"
         if res is None:
@@ -289,7 +284,7 @@ def load_leaderboard(path_or_dir: str | Path | Sequence[str | Path]) -> pl.DataF
     if not rows:
         return pl.DataFrame(schema=LEADERBOARD_SCHEMA)
     frame = pl.DataFrame(rows, schema=LEADERBOARD_SCHEMA)
-    order = {d: i for i, d in enumerate(_DOMAIN_ORDER)}
+    order = {d: i for i, d in enumerate(DOMAIN_ORDER)}
     return (
         frame.with_columns(pl.col("domain").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_d"))
         .sort("submission_id", "_d", "domain")

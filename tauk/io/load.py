@@ -1,4 +1,5 @@
-"""``tauk.load``: one entry point for every shape of input."""
+"""Reading every shape of input: :func:`read_inputs` (what ``tauk.load`` wraps into a ``Results``) and
+:func:`load_tasks`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import glob as _glob
 import os
 import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,26 +62,26 @@ def _common_parent(paths: list[Path]) -> Path:
         return Path("/")
 
 
-def load(
+@dataclass(frozen=True)
+class LoadedRuns:
+    """What :func:`read_inputs` read: the decoded runs with their run ids and agent labels, and the load report."""
+
+    runs: list[RunData]
+    run_ids: list[str]
+    agents: list[str | None]
+    report: LoadReport
+    strict: bool
+
+
+def read_inputs(
     inputs: Inputs,
     *,
     agent: str | Mapping[str, str] | None = None,
     strict: bool = True,
     progress: bool | None = None,
-):
-    """Load results files into a :class:`tauk.Results` holding tidy, joinable Polars frames.
-
-    ``inputs`` is a file, a directory (directory-format run, or a folder scanned recursively for results files),
-    a glob, a list of any of these, or a mapping ``label -> path`` (the label becomes the run id and the agent
-    label). ``agent`` overrides the agent label (a string for all runs or a mapping run_id/path -> label).
-    ``strict=False`` skips what cannot be used (bad simulations, duplicate ids, unreadable files) and counts it in
-    ``Results.report`` instead of raising :class:`tauk.LoadError`.
-
-    >>> res = tauk.load("data/")                      # doctest: +SKIP
-    >>> res.trials.group_by("agent").agg(pl.col("reward").mean())  # doctest: +SKIP
-    """
-    from tauk.results import Results
-
+    _stacklevel: int = 2,
+) -> LoadedRuns:
+    """Read every results source under ``inputs`` (see :func:`tauk.load`, which wraps this into a ``Results``)."""
     report = LoadReport()
     items: list[tuple[str | None, Path, bool]] = []
     if isinstance(inputs, Mapping):
@@ -122,12 +124,12 @@ def load(
                 report.files_skipped += 1
                 report.add(exc.path, exc.location, "unreadable_file", exc.message + "; file skipped", skipped=1)
     for w in caught:  # re-emit once each, from the caller's frame
-        warnings.warn(str(w.message), w.category, stacklevel=2)
+        warnings.warn(str(w.message), w.category, stacklevel=_stacklevel)
     if not strict and report.issues and not caught:
         warnings.warn(f"load skipped or repaired input: {report.counts()} (see Results.report)", LoadWarning,
-                      stacklevel=2)  # fmt: skip
+                      stacklevel=_stacklevel)  # fmt: skip
 
-    runs, labels = _drop_duplicate_runs(runs, labels, strict, report)
+    runs, labels = _drop_duplicate_runs(runs, labels, strict, report, _stacklevel + 1)
     parent = _common_parent([r.path for r in runs])
     run_ids: list[str] = []
     seen: set[str] = set()
@@ -151,7 +153,7 @@ def load(
             agents.append(agent.get(rid) or agent.get(str(run.path)) or label)
         else:
             agents.append(label)
-    return Results(runs, run_ids, agents, report, strict=strict)
+    return LoadedRuns(runs, run_ids, agents, report, strict)
 
 
 def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
@@ -182,7 +184,8 @@ def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
     return out
 
 
-def _drop_duplicate_runs(runs: list[RunData], labels: list[str | None], strict: bool, report: LoadReport):
+def _drop_duplicate_runs(runs: list[RunData], labels: list[str | None], strict: bool, report: LoadReport,
+                         stacklevel: int = 3):  # fmt: skip
     """The same results read twice under the same label (the same path, or another file holding the same
     simulations) would count every trial twice: an error, or in non-strict mode skipped and reported. Under
     different labels it is deliberate (e.g. comparing a run with itself) and kept."""
@@ -199,7 +202,7 @@ def _drop_duplicate_runs(runs: list[RunData], labels: list[str | None], strict: 
             if strict:
                 raise LoadError(str(run.path), None, msg + " (give different labels to compare a run with itself)")
             report.add(str(run.path), None, "duplicate_run", msg + "; this copy skipped", skipped=1)
-            warnings.warn(f"{run.path}: {msg}; this copy skipped", LoadWarning, stacklevel=3)
+            warnings.warn(f"{run.path}: {msg}; this copy skipped", LoadWarning, stacklevel=stacklevel)
             continue
         for k in keys:
             seen[k] = run.path

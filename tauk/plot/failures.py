@@ -11,6 +11,7 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from tauk.conventions import COMPONENTS, TERMINATION_REASONS
 from tauk.errors import TaukError
 
 from ._common import (
@@ -27,11 +28,8 @@ from ._style import CATEGORY_PALETTE
 
 __all__ = ["failure_breakdown", "termination_reasons", "failure_order", "TERMINATION_ORDER"]
 
-_COMPONENTS = ("DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE")
 _PREMATURE_COLORS = ("#6E6E6E", "#A8A8A8", "#3F3F3F", "#CFCFCF", "#8C8C8C", "#575757")
-TERMINATION_ORDER = (
-    "user_stop", "agent_stop", "max_steps", "too_many_errors", "agent_error", "user_error", "infrastructure_error",
-)  # fmt: skip
+TERMINATION_ORDER = TERMINATION_REASONS
 _TERMINATION_COLORS = {
     "user_stop": "#44AA99",
     "agent_stop": "#88CCEE",
@@ -51,8 +49,8 @@ def failure_order(categories: Sequence[str]) -> list[str]:
         if c.startswith("premature:"):
             return (3, 0, (), c)
         parts = c.split("+")
-        if all(p in _COMPONENTS for p in parts):
-            return (0 if len(parts) == 1 else 1, len(parts), tuple(_COMPONENTS.index(p) for p in parts), c)
+        if all(p in COMPONENTS for p in parts):
+            return (0 if len(parts) == 1 else 1, len(parts), tuple(COMPONENTS.index(p) for p in parts), c)
         return (2, 0, (), c)
 
     return sorted(set(categories), key=key)

@@ -11,6 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from tauk.conventions import DOMAIN_ORDER, domain_sort_key
 from tauk.errors import TaukError
 
 from ._common import (
@@ -28,7 +29,6 @@ from ._style import register_agents
 
 __all__ = ["pass_k_curve", "domain_estimates", "DOMAIN_ORDER"]
 
-DOMAIN_ORDER = ("airline", "retail", "telecom", "banking_knowledge", "mock")
 _LINESTYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
@@ -53,11 +53,6 @@ def _ci_text(result: Any, interval: str) -> str | None:
         return f"{ci:.0%} fixed-task (re-run) normal interval"
     method = getattr(result, "method", "")
     return f"{ci:.0%} {method} task-bootstrap interval" if method != "t" else f"{ci:.0%} t interval"
-
-
-def domain_sort_key(d: Any) -> tuple[int, str]:
-    s = "" if d is None else str(d)
-    return (DOMAIN_ORDER.index(s) if s in DOMAIN_ORDER else len(DOMAIN_ORDER), s)
 
 
 @styled

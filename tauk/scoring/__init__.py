@@ -1,7 +1,7 @@
 """Scoring: the τ²-bench reward kernel over frames, per-check explanations, failure attribution and the audit.
 
 Public API: :func:`score`, :func:`communicate_checks`, :func:`action_checks`, :func:`audit` / :class:`Audit`,
-:func:`add_cli`, :func:`read_tasks_file`, :data:`EVALUATION_TYPES`, :data:`COMPONENTS`.
+:func:`read_tasks_file`, :data:`EVALUATION_TYPES`, :data:`COMPONENTS`.
 """
 
 from tauk.scoring import namespace as _namespace  # noqa: F401  (registers DataFrame.tauk)
@@ -14,11 +14,10 @@ from tauk.scoring._score import (
     score,
 )
 from tauk.scoring._tasks import read_tasks_file, task_frames
-from tauk.scoring.audit import Audit, add_cli, audit
+from tauk.scoring.audit import Audit, audit
 
 __all__ = [
     "Audit",
-    "add_cli",
     "audit",
     "COMPONENTS",
     "EVALUATION_TYPES",

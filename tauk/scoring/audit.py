@@ -10,7 +10,6 @@ definition present, messages recorded) and whose recorded value is present are c
 
 from __future__ import annotations
 
-import argparse
 import html
 from dataclasses import dataclass, field
 from typing import Any
@@ -203,35 +202,3 @@ def audit(results: Any, tasks: Any = None) -> Audit:
         "run", "run_id", "simulation_id", "task_id", "component", "recorded", "recomputed"
     )
     return Audit(frame, mm)
-
-
-# ------------------------------------------------------------------------------------------------------ CLI
-def cmd_audit(args: argparse.Namespace) -> int:
-    from tauk.cli import load_inputs, print_json, write_frame
-
-    res = load_inputs(args)
-    a = audit(res, tasks=args.tasks)
-    if args.format == "json":
-        print_json(a.records())
-    else:
-        write_frame(a.to_frame().select(list(_CORE) + ["n_simulations"]), "table")
-        if not a.ok:
-            m = a.mismatches()
-            print(f"{m.height} mismatch(es):")
-            write_frame(m.drop("run_id"), "table")
-    return 0
-
-
-def add_cli(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``tauk audit PATH... [--format table|json] [--tasks TASKS_FILE]``."""
-    from tauk.cli import add_load_args
-
-    p = subparsers.add_parser(
-        "audit",
-        help="recompute COMMUNICATE, ACTION and the reward and count disagreements with the record, per run",
-    )
-    add_load_args(p)
-    p.add_argument("--format", default="table", choices=["table", "json"])
-    p.add_argument("--tasks", default=None, metavar="TASKS_FILE", help="re-grade with these task definitions")
-    p.set_defaults(func=cmd_audit)
-    return p

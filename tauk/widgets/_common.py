@@ -1,32 +1,20 @@
-"""Plumbing shared by the widgets: figures into Output widgets, the optional ``tauk.plot`` functions, escaping."""
+"""Plumbing shared by the widgets: figures into Output widgets, escaping."""
 
 from __future__ import annotations
 
 import base64
 import html
-import importlib
 import io
-from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as w
 
-__all__ = ["esc", "plot_function", "show_figure", "show_html", "show_text", "WidgetBase"]
+__all__ = ["esc", "show_figure", "show_html", "show_text", "WidgetBase"]
 
 
 def esc(value: Any) -> str:
     """HTML-escape anything (``None`` → empty string); quotes too, so the result is safe inside attributes."""
     return "" if value is None else html.escape(str(value), quote=True)
-
-
-def plot_function(name: str) -> Callable[..., Any] | None:
-    """``tauk.plot.<name>`` when the plotting layer provides it, else ``None`` (looked up on every call)."""
-    try:
-        mod = importlib.import_module("tauk.plot")
-    except Exception:  # pragma: no cover - the plot layer failing to import must not break the widgets
-        return None
-    fn = getattr(mod, name, None)
-    return fn if callable(fn) else None
 
 
 def figure_png(fig: Any, dpi: int = 100) -> bytes:

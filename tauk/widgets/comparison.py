@@ -7,9 +7,9 @@ from typing import Any
 import ipywidgets as w
 import polars as pl
 
-from tauk import stats
+from tauk import plot, stats
 
-from ._common import WidgetBase, error_html, plot_function, show_figure, show_text
+from ._common import WidgetBase, error_html, show_figure, show_text
 from .explorer import INFRA_CHOICES
 
 __all__ = ["ComparisonWidget", "comparison", "comparison_html"]
@@ -92,13 +92,8 @@ class ComparisonWidget(WidgetBase):
         self.comparison = cmp
         self.status.value = ""
         self.table.value = comparison_html(cmp)
-        fn = plot_function("forest")
-        if fn is None:
-            self.figure_png = None
-            show_text(self.output, "tauk.plot.forest is not available in this version of tauk")
-            return
         try:
-            fig = fn(cmp)
+            fig = plot.forest(cmp)
         except Exception as exc:
             self.figure_png = None
             show_text(self.output, f"could not draw the forest plot: {type(exc).__name__}: {exc}")

@@ -15,9 +15,9 @@ from typing import Any
 import ipywidgets as w
 import polars as pl
 
-from tauk import scoring, stats
+from tauk import plot, scoring, stats
 
-from ._common import WidgetBase, error_html, esc, plot_function, show_figure, show_text
+from ._common import WidgetBase, error_html, esc, show_figure, show_text
 
 __all__ = ["Explorer", "explorer", "summary_html", "NO_DOMAIN", "BASIS_CHOICES", "FIGURES"]
 
@@ -221,11 +221,7 @@ class Explorer(WidgetBase):
         k = int(self.k.value)
         self.table.value = summary_html(self.summary, k)
         name = self.figure.value
-        fn = plot_function(name)
-        if fn is None:
-            self.figure_png = None
-            show_text(self.output, f"tauk.plot.{name} is not available in this version of tauk")
-            return
+        fn = getattr(plot, name)
         try:
             fig = fn(self.summary) if name == "pass_k_curve" else fn(self.summary, k=k)
         except Exception as exc:

@@ -16,12 +16,12 @@ import ipywidgets as w
 import polars as pl
 
 from tauk import scoring
+from tauk.conventions import NORMAL_ENDINGS, is_success, success_expr
 
 from ._common import WidgetBase, error_html, esc
 
 __all__ = ["TrajectoryViewer", "trajectory_viewer", "render_trajectory", "failure_reasons", "NORMAL_ENDINGS"]
 
-NORMAL_ENDINGS = ("user_stop", "agent_stop")
 """Termination reasons that are not a premature ending (τ²-bench's gate)."""
 
 MAX_CHARS = 4000
@@ -101,7 +101,7 @@ def _success(trial: Mapping[str, Any]) -> bool | None:
     r = trial.get("score_reward", trial.get("reward"))
     if r is None:
         return None if "score_reward" not in trial and "reward" not in trial else False
-    return abs(float(r) - 1.0) <= 1e-6
+    return is_success(r)
 
 
 def _basis(trial: Mapping[str, Any]) -> set[str] | None:
@@ -334,8 +334,7 @@ class TrajectoryViewer(WidgetBase):
             sc = sc.with_columns(pl.col("reward").alias("score_reward"))
         if "failure" not in sc.columns:
             sc = sc.with_columns(pl.lit(None, pl.String).alias("failure"))
-        ok = (pl.col("score_reward") - 1.0).abs() <= 1e-6
-        self._table = sc.with_columns(ok.fill_null(False).alias("_ok"))
+        self._table = sc.with_columns(success_expr("score_reward").alias("_ok"))
         runs = results.runs
         run_opts = []
         for r in runs.iter_rows(named=True):

@@ -1,0 +1,50 @@
+"""The ``tauk`` command line: the same numbers as the Python API, outside Jupyter.
+
+The outermost layer: each subcommand is a module here calling the public functions a user would; no library
+module imports this package.
+
+    tauk summary PATH... [--by FIELDS] [--infra drop|fail] [--format table|json|csv|markdown] [--ci LEVEL ...]
+    tauk audit PATH... [--format table|json] [--tasks TASKS_FILE]
+    tauk compare PATH... --a LABEL --b LABEL [--k K] [--by domain] [--format table|json|csv|markdown]
+    tauk synth OUT_DIR ... | tauk synth --sample
+    tauk report PATH... --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from tauk.cli import audit, compare, report, summary, synth
+from tauk.cli.compare import COMPARE_KEYS
+from tauk.errors import TaukError
+
+__all__ = ["COMPARE_KEYS", "build_parser", "main"]
+
+SUBCOMMANDS = (summary, compare, audit, synth, report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    from tauk import __version__
+
+    parser = argparse.ArgumentParser(prog="tauk", description="Analyse τ²-bench / τ-bench trial logs.")
+    parser.add_argument("--version", action="version", version=f"tauk {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in SUBCOMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except TaukError as exc:
+        sys.stderr.write(f"tauk: error: {exc}\n")
+        return 2
+    except BrokenPipeError:  # pragma: no cover
+        return 0

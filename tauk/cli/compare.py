@@ -1,0 +1,77 @@
+"""``tauk compare``: a paired comparison of two agents on the tasks both ran."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from tauk.cli._common import add_ci_args, add_load_args, load_inputs, print_json, split_list, write_frame
+from tauk.conventions import CI_LEVEL
+from tauk.errors import TaukError
+
+COMPARE_KEYS = ("agent_a", "agent_b", "k", "n_tasks", "difference", "ci_low", "ci_high", "p_value",
+                "p_value_adjusted")  # fmt: skip
+
+
+def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, adjust: str,
+                    ci: float, method: str, resamples: int, seed: int, infra: str) -> list[dict[str, Any]]:  # fmt: skip
+    """The JSON records of ``tauk compare``: one per ``by`` group; p-values adjusted over the groups."""
+    from tauk.stats import adjust_pvalues, compare
+
+    c = compare(res, a, b, k=k, by=by or None, infra=infra, ci=ci, method=method, resamples=resamples, seed=seed)
+    frame = c.to_frame()
+    p_adj = adjust_pvalues(frame["p_perm"].fill_null(float("nan")).to_numpy(), adjust)
+    out = []
+    for r, pa in zip(frame.iter_rows(named=True), p_adj):
+        rec: dict[str, Any] = {col: r[col] for col in c.by}
+        rec.update({
+            "agent_a": a, "agent_b": b, "k": k, "n_tasks": r["n_tasks"], "difference": r["diff"],
+            "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_value": r["p_perm"],
+            "p_value_adjusted": None if pa != pa else float(pa), "adjust": adjust,
+            "estimate_a": r["estimate_a"], "estimate_b": r["estimate_b"], "se": r["se"],
+            "t_low": r["t_low"], "t_high": r["t_high"], "p_t": r["p_t"], "p_wilcoxon": r["p_wilcoxon"],
+            "p_mcnemar": r["p_mcnemar"], "n_tasks_only_a": r["n_tasks_only_a"], "n_tasks_only_b": r["n_tasks_only_b"],
+            "n_tasks_excluded": r["n_tasks_excluded"],
+        })  # fmt: skip
+        if not r["n_tasks"]:
+            where = ", ".join(f"{col}={r[col]}" for col in c.by)
+            sys.stderr.write(
+                f"tauk: note: {a} vs {b}{' (' + where + ')' if where else ''}: no shared task with at least k={k} "
+                f"trials for both ({r['n_tasks_excluded']} shared task(s) have fewer); the figures are null\n"
+            )
+        out.append(rec)
+    return out
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    res = load_inputs(args)
+    labels = set(res.runs["agent"].drop_nulls())
+    for lab in (args.a, args.b):
+        if lab not in labels:
+            raise TaukError(f"no run has agent label {lab!r}; labels present: {sorted(labels)}")
+    recs = compare_records(res, args.a, args.b, args.k, split_list(args.by), args.adjust, args.ci or CI_LEVEL,
+                           args.method, args.resamples, args.seed, args.infra)  # fmt: skip
+    if args.format == "json":
+        print_json(recs)
+    else:
+        write_frame(pl.DataFrame(recs, infer_schema_length=None), args.format)
+    return 0
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("compare", help="paired comparison of two agents on the tasks both ran")
+    add_load_args(p)
+    p.add_argument("--a", required=True, metavar="LABEL", help="agent label (or LABEL of LABEL=PATH inputs)")
+    p.add_argument("--b", required=True, metavar="LABEL")
+    p.add_argument("--k", type=int, default=1)
+    p.add_argument("--by", default=None, help="comma-separated columns to split by, e.g. domain")
+    p.add_argument("--adjust", default="holm", choices=["holm", "bh", "none"], help="multiple-comparison control")
+    p.add_argument("--infra", default="drop", choices=["drop", "fail"])
+    p.add_argument("--format", default="table", choices=["table", "json", "csv", "markdown"])
+    add_ci_args(p)
+    p.set_defaults(func=cmd_compare)
+    return p

@@ -1,0 +1,55 @@
+"""``tauk report``: tables (Markdown, LaTeX) and figures (PDF, PNG) with an index README, in one folder."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from tauk.cli._common import add_load_args, load_inputs
+from tauk.errors import TaukError
+from tauk.report import DEFAULT_RESAMPLES
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from tauk.report import write_report
+
+    res = load_inputs(args)
+    formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
+    unknown = sorted(set(formats) - {"pdf", "png", "svg"})
+    if unknown:
+        raise TaukError(f"--formats: unsupported figure format(s) {unknown}; choose from pdf, png, svg")
+    paths = write_report(res, args.out, ci=args.ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
+                         method=args.method, leaderboard=args.leaderboard, formats=formats)  # fmt: skip
+    out = Path(args.out)
+    print(f"tauk report: wrote {len(paths)} files to {out}")
+    for p in paths:
+        with contextlib.suppress(ValueError):
+            p = p.relative_to(out)
+        print(f"  {p}")
+    return 0
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """``tauk report PATH... --out DIR [--ci] [--resamples] [--seed] [--infra] [--leaderboard DIR]``."""
+    p = sub.add_parser(
+        "report",
+        help="write tables (Markdown, LaTeX) and figures (PDF, PNG) with an index README",
+        description=(
+            "Summary tables (agent × domain, agent, run), all-pairs comparisons (Holm) and every figure the data "
+            f"supports, in one folder. Intervals: task bootstrap, {DEFAULT_RESAMPLES} resamples by default."
+        ),
+    )
+    add_load_args(p)
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="confidence level (default 0.95)")
+    p.add_argument("--method", default="bca", choices=["bca", "percentile", "t", "bootstrap-t"])
+    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                   help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
+    p.add_argument("--leaderboard", metavar="DIR", default=None, help="leaderboard submissions to plot beside")
+    p.add_argument("--formats", default="pdf,png", help="figure formats, comma-separated (default pdf,png)")
+    p.set_defaults(func=cmd_report)
+    return p
