@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from tauk.scoring._score import score
-from tauk.stats._table import _latex_escape
+from tauk.table import latex_escape as _latex_escape
 
 TOL = 1e-6
 FIELDS = (

@@ -3,7 +3,8 @@
 No plotting here (see ``tauk.plot``); every result is an immutable object with ``.to_frame()`` and ``.summary()``.
 """
 
-from ._table import SummaryTable
+from tauk.table import SummaryTable
+
 from .compare import (
     Comparison,
     MultipleComparison,

@@ -21,10 +21,10 @@ import polars as pl
 from scipy import stats
 
 from tauk.errors import TaukError
+from tauk.table import SummaryTable
 
 from ._bootstrap import bootstrap_means, column_stats, interval, t_interval
 from ._core import GroupTasks, normalize_by, prepare_trials, task_groups, u_hat
-from ._table import SummaryTable
 from .passk import _check_ci, as_trials
 
 __all__ = [

@@ -28,10 +28,10 @@ import polars as pl
 from scipy import special
 
 from tauk.errors import StatsWarning, TaukError
+from tauk.table import SummaryTable
 
 from ._bootstrap import CI_METHODS, bootstrap_means, bootstrap_t_interval, column_stats, interval
 from ._core import GroupTasks, normalize_by, normalize_k, prepare_trials, task_groups, u_hat
-from ._table import SummaryTable
 
 __all__ = ["PassKResult", "pass_hat_k", "pass_at_k", "per_task", "estimate_group", "as_trials", "unanimous_interval"]
 

@@ -27,9 +27,9 @@ import polars as pl
 from scipy import special
 
 from tauk.errors import TaukError
+from tauk.table import SummaryTable
 
 from ._core import prepare_trials, task_groups
-from ._table import SummaryTable
 from .compare import Comparison, _pair_tasks
 from .passk import as_trials
 

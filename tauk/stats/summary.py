@@ -8,8 +8,9 @@ from typing import Any
 
 import polars as pl
 
+from tauk.table import SummaryTable
+
 from ._core import normalize_by, normalize_k, prepare_trials, task_groups
-from ._table import SummaryTable
 from .passk import (
     ESTIMATE_FIELDS,
     LONG_SCHEMA,

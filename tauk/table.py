@@ -1,4 +1,4 @@
-"""A small rendering helper shared by every statistics result: text, HTML and LaTeX."""
+"""The one table renderer of tauk: every result's ``summary()`` is a :class:`SummaryTable` (text, HTML, LaTeX)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SummaryTable", "fmt"]
+__all__ = ["SummaryTable", "fmt", "latex_escape"]
 
 
 def fmt(value: Any, digits: int = 4) -> str:
@@ -40,8 +40,16 @@ _LATEX_SPECIAL = {
 }
 
 
-def _latex_escape(text: str) -> str:
+def latex_escape(text: str) -> str:
+    """Text safe inside LaTeX: the ten special characters written as commands.
+
+    >>> print(latex_escape("50% of a_b & c"))
+    50\% of a\_b \& c
+    """
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+_latex_escape = latex_escape
 
 
 @dataclass(frozen=True)
