@@ -41,7 +41,7 @@ _LATEX_SPECIAL = {
 
 
 def latex_escape(text: str) -> str:
-    """Text safe inside LaTeX: the ten special characters written as commands.
+    r"""Text safe inside LaTeX: the ten special characters written as commands.
 
     >>> print(latex_escape("50% of a_b & c"))
     50\% of a\_b \& c
