@@ -1,0 +1,81 @@
+# %% [markdown]
+# # Quickstart: load trial logs, summarise, pass^k with intervals
+#
+# **tauk** reads τ²-bench / τ-bench results files into tidy Polars frames and reports the upstream metrics
+# (avg reward, pass^k) with *task-level* uncertainty. This notebook runs on the bundled synthetic sample in
+# `../data` (three agents × airline/retail, 25 tasks × 4 trials) in a few seconds.
+
+# %%
+%matplotlib inline
+from pathlib import Path
+
+import polars as pl
+
+import tauk
+from tauk import plot, stats, widgets
+
+pl.Config.set_tbl_width_chars(140)
+pl.Config.set_tbl_rows(30)
+pl.Config.set_fmt_str_lengths(40)
+SAMPLE = Path("../data")        # the bundled synthetic sample (3 agents x airline, retail; 25 tasks x 4 trials)
+SHARED = Path("../../shared/data")  # real τ²-bench / τ-bench logs, when present beside the project
+
+# %% [markdown]
+# ## Load
+# `tauk.load` takes a file, a directory, a glob, a list or `{label: path}`; one run per results file.
+
+# %%
+res = tauk.load(SAMPLE)
+res
+
+# %%
+res.trials.select("run_id", "task_id", "trial", "agent", "domain", "termination_reason", "reward", "agent_cost").head(5)
+
+# %% [markdown]
+# ## Summary: the upstream numbers, plus intervals
+#
+# `stats.summarize` gives τ²-bench's own metrics per group (point estimates equal the upstream code's) and, with
+# `ci=0.95`, a BCa interval from resampling **tasks** (never trials within a task — that would bias pass^k upward).
+# A fixed `seed` makes the intervals reproducible.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+summary = stats.summarize(res, by=["agent", "domain"], ci=0.95, resamples=2000, seed=0)
+print(summary)
+
+# %% [markdown]
+# ## pass^k per agent
+#
+# pass^k is the chance that **all k** independent trials of a task succeed, averaged over tasks (the unbiased
+# C(c, k) / C(n, k) per task). `se_tasks` answers "how would this move on new tasks from the same pool", `se_rerun`
+# "how would it move if we re-ran these same tasks" (defined when every task has ≥ 2k trials).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+pk = stats.pass_hat_k(res, by="agent", ci=0.95, resamples=2000, seed=0)
+print(pk)
+
+# %%
+plot.pass_k_curve(pk)
+
+# %%
+plot.domain_estimates(summary, k=1)
+
+# %% [markdown]
+# ## The frames are plain Polars
+#
+# Everything above is built on frames you can query directly, e.g. the share of successful trials per way the
+# conversation ended:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+ended = (
+    res.trials.group_by("agent", "termination_reason")
+    .agg(pl.len().alias("trials"), pl.col("reward").is_between(1 - 1e-6, 1 + 1e-6).mean().round(3).alias("success_rate"))
+    .sort("agent", "termination_reason")
+)
+print(ended)
+
+# %% [markdown]
+# Next: `02_explore_with_widgets` (interactive explorer), `03_compare_agents` (paired tests, Holm, power),
+# `04_paper_figures`, `05_failure_analysis`.
