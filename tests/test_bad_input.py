@@ -95,7 +95,7 @@ def test_unreadable_messages_raise_when_strict_else_warn_and_count(tmp_path, mul
     assert res.trials["n_tool_calls"][2] is None and res.trials["n_tool_calls"][1] is not None
     with pytest.raises(LoadError) as e:
         _ = res.messages
-    assert e.value.location == "$.simulations[2]" and "tool_calls" in e.value.message
+    assert e.value.location == f"$.simulations[2].messages[{i}].tool_calls", e.value.location
     lenient = tauk.load(p, strict=False)
     with pytest.warns(tauk.LoadWarning, match="invalid_messages"):
         msgs = lenient.messages

@@ -13,7 +13,7 @@ import polars as pl
 
 from tauk.errors import LoadError, LoadReport
 from tauk.io import structs as S
-from tauk.io.read import _TB_RAW, RunData, parse_tool_calls_string, read_bytes
+from tauk.io.read import _TB_RAW, DECODE_ERRORS, RunData, error_location, parse_tool_calls_string, read_again
 
 DEFAULT_BASIS = ["DB", "COMMUNICATE"]
 PREMATURE_OK = ("user_stop", "agent_stop")
@@ -425,11 +425,13 @@ _TB_FULL = S.decoder(list[S.TBFullRecord])
 _TB_FULL_REC = S.decoder(S.TBFullRecord)
 
 
-def _unreadable_messages(report: LoadReport, strict: bool, path: object, location: str, exc: Exception) -> None:
+def _unreadable_messages(report: LoadReport, strict: bool, path: object, location: str, exc: Exception,
+                         raw: Any = None, base: int | None = None) -> None:  # fmt: skip
     """Messages that cannot be decoded: a LoadError under strict loading, else skipped and reported."""
+    where, what = error_location(exc, location, raw, base)
     if strict:
-        raise LoadError(str(path), location, f"{exc} (load with strict=False to skip such simulations' messages)")
-    report.add(str(path), location, "invalid_messages", f"{exc}; messages skipped", skipped=1)
+        raise LoadError(str(path), where, f"{what} (load with strict=False to skip such simulations' messages)")
+    report.add(str(path), where, "invalid_messages", f"{what}; messages skipped", skipped=1)
 
 
 def _full_simulations(
@@ -441,25 +443,31 @@ def _full_simulations(
         for sim, src in zip(run.simulations, run.sim_sources):
             f = run.path / src
             try:
-                full = _FULL_SIM.decode(read_bytes(f))
+                full = _FULL_SIM.decode(read_again(run, f))
                 out.append((str(sim.id), full.messages))
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                _unreadable_messages(report, strict, f, "$.messages", exc)
+            except DECODE_ERRORS as exc:
+                _unreadable_messages(report, strict, f, "$.messages", exc, read_again(run, f), None)
                 out.append((str(sim.id), None))
         return out
-    data = read_bytes(run.path)
+    data = read_again(run, run.path)
     kept = list(zip(run.simulations, run.sim_sources))
     try:
+        if run.spans is not None:
+            raise RecursionError  # known not to decode whole
         full_sims = _FULL.decode(data).simulations or []
         return [(str(sim.id), full_sims[i].messages) for sim, i in kept]
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        raws = _FULL_RAW.decode(data).simulations or []
+    except DECODE_ERRORS:
+        if run.spans is not None:
+            raws = [memoryview(data)[a:b] for a, b in run.spans]
+        else:
+            raws = _FULL_RAW.decode(data).simulations or []
         out = []
         for sim, i in kept:
             try:
                 out.append((str(sim.id), _FULL_SIM.decode(raws[i]).messages))
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                _unreadable_messages(report, strict, run.path, f"$.simulations[{i}]", exc)
+            except DECODE_ERRORS as exc:
+                base = run.spans[i][0] if run.spans is not None else None
+                _unreadable_messages(report, strict, run.path, f"$.simulations[{i}]", exc, raws[i], base)
                 out.append((str(sim.id), None))
         return out
 
@@ -556,18 +564,24 @@ def _err(v: Any) -> bool | None:
 
 
 def _taubench_messages(m, t, run: RunData, rid: str, report: LoadReport, strict: bool) -> None:
-    data = read_bytes(run.path)
+    data = read_again(run, run.path)
     try:
+        if run.spans is not None:
+            raise RecursionError  # known not to decode whole
         recs = _TB_FULL.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        recs = _TB_RAW.decode(data)
+    except DECODE_ERRORS:
+        if run.spans is not None:
+            recs = [memoryview(data)[a:b] for a, b in run.spans]
+        else:
+            recs = _TB_RAW.decode(data)
     for pos in run.sim_sources:
         r = recs[pos]
-        if isinstance(r, msgspec.Raw):
+        if not isinstance(r, S.TBFullRecord):
             try:
                 r = _TB_FULL_REC.decode(r)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                _unreadable_messages(report, strict, run.path, f"$[{pos}].traj", exc)
+            except DECODE_ERRORS as exc:
+                base = run.spans[pos][0] if run.spans is not None else None
+                _unreadable_messages(report, strict, run.path, f"$[{pos}]", exc, r, base)
                 continue
         sid = taubench_simulation_id(r.task_id, r.trial, pos)
         traj = r.traj or []

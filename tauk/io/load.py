@@ -15,7 +15,7 @@ import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
-from tauk.io.read import RunData, looks_like_results, read_bytes, read_source
+from tauk.io.read import RunData, is_regular, looks_like_results, read_bytes, read_source
 
 PathLike = str | os.PathLike
 Inputs = PathLike | Iterable[PathLike] | Mapping[str, PathLike]
@@ -35,7 +35,7 @@ def _expand(p: PathLike, label: str | None, explicit: bool) -> list[tuple[str | 
     path = Path(s)
     if not path.exists():
         raise LoadError(s, None, "no such file or directory")
-    if path.is_file():
+    if not path.is_dir():  # a file (a FIFO, device or socket is refused when read, never opened)
         return [(label, path, explicit)]
     if (path / "results.json").exists():
         return [(label, path, True)]
@@ -96,7 +96,12 @@ def read_inputs(
     # skip files of a scanned folder that are not results files (tasks, manifests, leaderboard entries)
     kept: list[tuple[str | None, Path]] = []
     for label, path, explicit in items:
-        if not explicit and path.is_file() and not looks_like_results(path):
+        if not explicit and not path.is_dir() and not is_regular(path):
+            msg = "not a regular file (a FIFO, device, socket or broken link); skipped by the folder scan"
+            report.add(str(path), None, "not_a_regular_file", msg, skipped=1)
+            warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=_stacklevel)
+            continue
+        if not explicit and not path.is_dir() and not looks_like_results(path):
             continue
         kept.append((label, path))
     if not kept:
@@ -184,31 +189,73 @@ def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
     return out
 
 
+def _trial_keys(run: RunData, label: str | None) -> list[tuple]:
+    """One key per kept simulation: the same simulation read twice has the same key. τ²-bench: its id (a UUID);
+    τ-bench (no ids): (agent, domain, task, trial) of the file."""
+    if run.format == "taubench":
+        from tauk.io.frames import run_agent, run_domain
+
+        who = (run_agent(run, None), run_domain(run))
+        # a record without a trial index cannot be matched across files: its key is its own
+        return [(label, *who, str(r.task_id), r.trial if r.trial is not None else ("#", id(r)))
+                for r in run.tb_records]  # fmt: skip
+    return [(label, str(s.id)) for s in run.simulations]
+
+
 def _drop_duplicate_runs(runs: list[RunData], labels: list[str | None], strict: bool, report: LoadReport,
                          stacklevel: int = 3):  # fmt: skip
-    """The same results read twice under the same label (the same path, or another file holding the same
-    simulations) would count every trial twice: an error, or in non-strict mode skipped and reported. Under
-    different labels it is deliberate (e.g. comparing a run with itself) and kept."""
-    seen: dict[tuple, Path] = {}
+    """Simulations read twice under the same label — the same file twice, a copy of it, or a checkpoint and the
+    final file that share most simulations — would count twice. Under strict loading that is an error naming
+    both files and the overlap; otherwise each simulation is kept once (from the first file), and the report
+    says which files overlapped and by how many. Under different labels it is deliberate (e.g. comparing a run
+    with itself) and kept."""
+    first_seen: dict[tuple, Path] = {}
+    paths: dict[tuple, Path] = {}
     keep_runs, keep_labels = [], []
     for run, label in zip(runs, labels):
-        keys = [(label, "path", run.path.resolve())]
-        ids = frozenset(str(s.id) for s in run.simulations)
-        if ids and run.format != "taubench":
-            keys.append((label, "simulations", ids))
-        first = next((seen[k] for k in keys if k in seen), None)
-        if first is not None:
-            msg = f"the same results were already loaded from {first}; every trial would count twice"
-            if strict:
-                raise LoadError(str(run.path), None, msg + " (give different labels to compare a run with itself)")
-            report.add(str(run.path), None, "duplicate_run", msg + "; this copy skipped", skipped=1)
-            warnings.warn(f"{run.path}: {msg}; this copy skipped", LoadWarning, stacklevel=stacklevel)
+        where = (label, run.path.resolve())
+        if where in paths:
+            _overlap(run, paths[where], None, strict, report, stacklevel)
             continue
+        keys = _trial_keys(run, label)
+        dup = [i for i, k in enumerate(keys) if k in first_seen]
+        if dup and len(dup) == len(keys):
+            _overlap(run, first_seen[keys[dup[0]]], None, strict, report, stacklevel)
+            continue
+        if dup:
+            sources = sorted({str(first_seen[keys[i]]) for i in dup})
+            _overlap(run, Path(sources[0]), (len(dup), len(keys), sources), strict, report, stacklevel)
+            drop = set(dup)
+            if run.format == "taubench":
+                run.tb_records = [r for i, r in enumerate(run.tb_records) if i not in drop]
+            else:
+                run.simulations = [r for i, r in enumerate(run.simulations) if i not in drop]
+            run.sim_sources = [r for i, r in enumerate(run.sim_sources) if i not in drop]
+            keys = [k for i, k in enumerate(keys) if i not in drop]
+        paths[where] = run.path
         for k in keys:
-            seen[k] = run.path
+            first_seen.setdefault(k, run.path)
         keep_runs.append(run)
         keep_labels.append(label)
     return keep_runs, keep_labels
+
+
+def _overlap(run: RunData, first: Path, partial: tuple | None, strict: bool, report: LoadReport,
+             stacklevel: int) -> None:  # fmt: skip
+    if partial is None:
+        msg = f"the same results were already loaded from {first}; every trial would count twice"
+        hint, kind, done = " (give different labels to compare a run with itself)", "duplicate_run", "this copy skipped"
+        skipped = 1
+    else:
+        n, total, sources = partial
+        msg = (f"{n} of its {total} simulations were already loaded from {', '.join(sources)} (a checkpoint and "
+               "its final file?); they would count twice")  # fmt: skip
+        hint, kind, done = " (load one of them, or give different labels)", "overlapping_runs", "kept once"
+        skipped = n
+    if strict:
+        raise LoadError(str(run.path), None, msg + hint)
+    report.add(str(run.path), None, kind, f"{msg}; {done}", skipped=skipped)
+    warnings.warn(f"{run.path}: {msg}; {done}", LoadWarning, stacklevel=stacklevel)
 
 
 def load_tasks(path: PathLike):

@@ -7,10 +7,14 @@ confined to one simulation skips that simulation and is counted in the :class:`t
 from __future__ import annotations
 
 import ast
+import codecs
+import hashlib
 import json
+import math
 import mmap
 import os
 import re
+import stat
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +24,7 @@ import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
+from tauk.io.scan import MAX_DEPTH, array_elements, first_deeper_than
 
 _LOC = re.compile(r"^(.*?)(?: - at `(\$[^`]*)`)?$", re.S)
 _BYTE = re.compile(r"\(byte (\d+)\)")
@@ -41,14 +46,39 @@ class RunData:
     tb_records: list[S.TBLightRecord] = field(default_factory=list)
     wrapper: dict[str, Any] = field(default_factory=dict)
     stringified_tool_calls: bool = False
+    # what was read, file by file: (size, mtime_ns, fingerprint) — message bodies decoded later must come from
+    # the same bytes (see :func:`read_again`)
+    identity: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    # byte spans of the simulations (or τ-bench records) when the file could not be decoded whole
+    spans: list[tuple[int, int]] | None = None
 
 
-def _err_location(exc: Exception, prefix: str = "$") -> tuple[str | None, str]:
-    """Split a msgspec error into (location, message)."""
+def _at_byte(prefix: str, offset: int, base: int | None) -> str:
+    """A location naming a byte: absolute when the item's start in the file is known (or the item is the file)."""
+    if prefix == "$" or base is not None:
+        where = f"byte {(base or 0) + offset}"
+        return where if prefix == "$" else f"{prefix} ({where})"
+    return f"{prefix}, byte {offset} of it"
+
+
+def error_location(exc: Exception, prefix: str = "$", data: Any = None, base: int | None = None
+                  ) -> tuple[str | None, str]:  # fmt: skip
+    """Split a decoding error into (location, message). ``data``: the bytes that failed to decode (the file, or
+    one item of it starting at byte ``base`` of the file when known), to locate what the decoder does not."""
     text = str(exc)
+    if isinstance(exc, RecursionError):
+        hit = first_deeper_than(data, MAX_DEPTH) if data is not None else None
+        where = _at_byte(prefix, hit[0], base) if hit else prefix
+        return where, f"nested deeper than {MAX_DEPTH} levels (the decoder cannot follow it)"
     if not isinstance(exc, msgspec.ValidationError):  # malformed or truncated JSON: a byte offset
         m = _BYTE.search(text)
-        return (f"byte {m.group(1)}" if m else "end of file"), text
+        if m:
+            return _at_byte(prefix, int(m.group(1)), base), text
+        if "UTF-8" in text and data is not None:
+            bad = first_invalid_utf8(data)
+            if bad is not None:
+                return _at_byte(prefix, bad, base), "invalid UTF-8 (not a UTF-8 text file, or a corrupted byte)"
+        return ("end of file" if prefix == "$" else prefix), text
     m2 = _LOC.match(text)
     msg, loc = (m2.group(1), m2.group(2)) if m2 else (text, None)
     if loc is not None and prefix != "$":
@@ -56,27 +86,134 @@ def _err_location(exc: Exception, prefix: str = "$") -> tuple[str | None, str]:
     return loc or (prefix if prefix != "$" else None), msg
 
 
-def _raise(path: Path, exc: Exception, prefix: str = "$") -> LoadError:
-    loc, msg = _err_location(exc, prefix)
+def _raise(path: Path, exc: Exception, prefix: str = "$", data: Any = None, base: int | None = None) -> LoadError:
+    loc, msg = error_location(exc, prefix, data, base)
     return LoadError(str(path), loc, msg)
 
 
-def read_bytes(path: Path) -> bytes | mmap.mmap:
-    """The file's bytes; large files are memory-mapped (no copy, pages shared with the OS cache)."""
+DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
+"""What decoding one item can raise on bad input (a value nested too deep raises RecursionError)."""
+
+
+def first_invalid_utf8(data: Any) -> int | None:
+    """Byte offset of the first byte that is not valid UTF-8 (None when the text is valid), read in chunks."""
+    dec = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    step = 1 << 22
+    for start in range(0, len(view), step):
+        pending = len(dec.getstate()[0])  # bytes of an unfinished character carried from the chunk before
+        try:
+            dec.decode(view[start : start + step], final=start + step >= len(view))
+        except UnicodeDecodeError as exc:
+            return start - pending + exc.start
+    return None
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))  # fmt: skip
+
+
+def file_kind(mode: int) -> str | None:
+    """What a non-regular file is (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def is_regular(path: Path) -> bool:
+    """True for a regular file (following symlinks); never opens the file."""
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size < (1 << 20):
-                return f.read()
-            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def read_bytes(path: Path) -> bytes | memoryview:
+    """The bytes of a regular file (a UTF-8 byte-order mark skipped); large files are memory-mapped (no copy, pages
+    shared with the OS cache). FIFOs, devices and sockets are refused with a :class:`LoadError`, never opened."""
+    try:
+        info = os.stat(path)
+        kind = file_kind(info.st_mode)
+        if kind is not None:
+            raise LoadError(str(path), None, f"{kind}, not a regular file: only regular files are read")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if file_kind(info.st_mode) is not None:  # replaced between the two looks
+                raise LoadError(str(path), None, "not a regular file: only regular files are read")
+            if info.st_size < (1 << 20):
+                data: Any = f.read()
+            else:
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError as exc:
         raise LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}") from None
+    except MemoryError:
+        raise LoadError(str(path), None, memory_message(path)) from None
+    if len(data) >= 3 and data[:3] == BOM:
+        return memoryview(data)[3:]
+    return data
+
+
+def memory_message(path: Path) -> str:
+    try:
+        size = f"{os.stat(path).st_size / 1e6:,.0f} MB"
+    except OSError:
+        size = "size unknown"
+    return (f"not enough memory to decode this file ({size}); free memory, or ingest it once into a columnar "
+            "store (tauk ingest) and open that")  # fmt: skip
+
+
+def fingerprint(data: Any) -> str:
+    """A cheap content hash of what was read: the whole of a small file; for a large one its size, first and last
+    64 kB and 64 blocks of 4 kB spread evenly through it."""
+    view = memoryview(data)
+    n = len(view)
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(n).encode())
+    if n <= (1 << 20):
+        h.update(view)
+    else:
+        h.update(view[: 1 << 16])
+        h.update(view[n - (1 << 16) :])
+        for i in range(64):
+            at = (n - 4096) * i // 63
+            h.update(view[at : at + 4096])
+    return h.hexdigest()
+
+
+def remember(run: RunData, path: Path, data: Any) -> None:
+    """Record the identity of the bytes just read from ``path`` (see :func:`read_again`)."""
+    try:
+        info = os.stat(path)
+        run.identity[str(path)] = (info.st_size, info.st_mtime_ns, fingerprint(data))
+    except OSError:
+        pass
+
+
+def read_again(run: RunData, path: Path) -> bytes | memoryview:
+    """The bytes of ``path`` for decoding message bodies after the load, refused with a :class:`LoadError` when the
+    file is no longer what was loaded (never another run's rows under the old ids)."""
+    want = run.identity.get(str(path))
+    data = read_bytes(path)
+    if want is not None:
+        try:
+            info = os.stat(path)
+            now = (info.st_size, info.st_mtime_ns, fingerprint(data))
+        except OSError:
+            now = None
+        if now != want:
+            raise LoadError(str(path), None, "file changed since it was loaded (size, time or content differ); "
+                                             "load it again to read its messages")  # fmt: skip
+    return data
 
 
 def first_char(data: bytes) -> str:
-    for b in data[:4096]:
+    for b in bytes(data[:4096]):
         c = chr(b)
-        if not c.isspace() and c != "\ufeff":
+        if not c.isspace():
             return c
     return ""
 
@@ -122,6 +259,62 @@ def parse_tool_calls_string(text: str) -> list[dict] | None:
     return value
 
 
+_FLOATS = ("agent_cost", "user_cost", "duration")
+_INTS = ("trial", "seed")
+
+
+def _where(run: RunData, src: Any, name: str) -> str:
+    if run.format == "taubench":
+        return f"$[{src}].{name}"
+    return f"$.simulations[{src}].{name}" if isinstance(src, int) else f"{src}: $.{name}"
+
+
+def _coerce(value: Any, integer: bool) -> tuple[Any, str | None]:
+    """(the number a value written as a string stands for, or None; what is wrong with it, or None)."""
+    text = value.strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return None, f"{value!r} is not a number"
+    if integer:
+        if not math.isfinite(number) or number != int(number):
+            return None, f"{value!r} is not an integer"
+        return int(number), None
+    if not math.isfinite(number):
+        return None, "nan"
+    return number, None
+
+
+def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers; one that is not a number (``"abc"``,
+    ``"$0.05"``) or not an integer where one belongs (a trial ``"1.9"``) raises a :class:`LoadError` naming its
+    place under strict loading, else becomes null with a report entry. ``"nan"``/``"inf"`` costs and durations
+    become null (left out of the means) and are counted in the report."""
+    items = run.tb_records if run.format == "taubench" else run.simulations
+    fields = (("trial", True),) if run.format == "taubench" else (*((f, False) for f in _FLOATS),
+                                                                      *((f, True) for f in _INTS))  # fmt: skip
+    non_finite: list[str] = []
+    for item, src in zip(items, run.sim_sources):
+        for name, integer in fields:
+            value = getattr(item, name)
+            if type(value) is not str:
+                continue
+            number, problem = _coerce(value, integer)
+            setattr(item, name, number)
+            if problem == "nan":
+                non_finite.append(_where(run, src, name))
+            elif problem is not None:
+                where = _where(run, src, name)
+                if strict:
+                    raise LoadError(str(run.path), where, problem)
+                report.add(str(run.path), where, "invalid_number", f"{problem}; read as null")
+                warnings.warn(f"{run.path} at {where}: {problem}; read as null", LoadWarning, stacklevel=5)
+    if non_finite:
+        msg = f"{len(non_finite)} value(s) written as NaN or infinity read as null (left out of the means)"
+        report.add(str(run.path), non_finite[0], "non_finite_number", msg)
+        warnings.warn(f"{run.path}: {msg}, first at {non_finite[0]}", LoadWarning, stacklevel=5)
+
+
 def _check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
     seen: dict[str, int] = {}
     keep_sims, keep_src = [], []
@@ -141,16 +334,18 @@ def _check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
     run.simulations, run.sim_sources = keep_sims, keep_src
 
 
-def decode_each(path: Path, raws: list[msgspec.Raw], dec: msgspec.json.Decoder, prefix: str, what: str,
-                strict: bool, report: LoadReport) -> tuple[list[Any], list[int]]:  # fmt: skip
-    """Decode items one by one so that an error names its item (``prefix`` + index); non-strict skips it."""
+def decode_each(path: Path, raws: list[Any], dec: msgspec.json.Decoder, prefix: str, what: str,
+                strict: bool, report: LoadReport, starts: list[int] | None = None
+                ) -> tuple[list[Any], list[int]]:  # fmt: skip
+    """Decode items one by one so that an error names its item (``prefix`` + index, and the byte when the items'
+    ``starts`` in the file are known); non-strict skips it."""
     items, srcs = [], []
     for i, raw in enumerate(raws):
         try:
             items.append(dec.decode(raw))
             srcs.append(i)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            err = _raise(path, exc, f"{prefix}[{i}]")
+        except DECODE_ERRORS as exc:
+            err = _raise(path, exc, f"{prefix}[{i}]", raw, starts[i] if starts is not None else None)
             if strict:
                 raise err from None
             report.add(str(path), err.location, f"invalid_{what}", f"{err.message}; {what} skipped", skipped=1)
@@ -159,22 +354,29 @@ def decode_each(path: Path, raws: list[msgspec.Raw], dec: msgspec.json.Decoder, 
 
 def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
     """A monolithic τ²-bench results file (or a custom wrapper holding simulations)."""
+    spans = None
     try:
         top = _LIGHT.decode(data)
         sims = top.simulations
         srcs = list(range(len(sims))) if sims is not None else []
-    except msgspec.ValidationError as exc:
-        # locate the problem: re-decode with simulations left raw
+    except (msgspec.ValidationError, RecursionError) as exc:
+        # locate the problem: re-decode with simulations left raw (or, when something is nested too deep for
+        # the decoder, cut the array of simulations into its elements by a structural scan)
         try:
             rtop = _RAW.decode(data)
+            raws = rtop.simulations
+        except RecursionError:
+            spans = array_elements(data, key="simulations")
+            rtop, raws = _top_without_simulations(path, data, spans, exc), [memoryview(data)[a:b] for a, b in spans]
         except (msgspec.ValidationError, msgspec.DecodeError) as exc2:
-            raise _raise(path, exc2) from None
-        if rtop.simulations is None:
-            raise _raise(path, exc) from None
-        sims, srcs = decode_each(path, rtop.simulations, _SIM, "$.simulations", "simulation", strict, report)
+            raise _raise(path, exc2, data=data) from None
+        if raws is None:
+            raise _raise(path, exc, data=data) from None
+        starts = [a for a, _ in spans] if spans is not None else None
+        sims, srcs = decode_each(path, raws, _SIM, "$.simulations", "simulation", strict, report, starts)
         top = rtop
     except msgspec.DecodeError as exc:
-        raise _raise(path, exc) from None
+        raise _raise(path, exc, data=data) from None
 
     if top.info is None and top.simulations is None:
         raise LoadError(str(path), "$", "not a τ²-bench results file: neither 'info' nor 'simulations' present")
@@ -201,12 +403,28 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
         simulations=list(sims),
         sim_sources=srcs,
         wrapper=wrapper,
+        spans=spans,
     )
+    remember(run, path, data)
     if not run.simulations:
         report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
+    check_numbers(run, strict, report)
     _check_duplicates(run, strict, report)
     _check_stringified(run, strict, report)
     return run
+
+
+def _top_without_simulations(path: Path, data: Any, spans: list[tuple[int, int]], exc: Exception) -> S.RawResults:
+    """The top level of a file whose simulations must be decoded one by one: decoded with the simulations array
+    cut out (so a too-deep value inside one simulation does not stop the others)."""
+    view = memoryview(data)
+    if not spans:
+        raise _raise(path, exc, data=data)
+    head, tail = bytes(view[: spans[0][0]]), bytes(view[spans[-1][1] :])
+    try:
+        return _RAW.decode(head + tail)
+    except DECODE_ERRORS:
+        raise _raise(path, exc, data=data) from None
 
 
 def _check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
@@ -243,17 +461,26 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     data = read_bytes(rpath)
     try:
         top = _DIR.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise _raise(rpath, exc) from None
+    except DECODE_ERRORS as exc:
+        raise _raise(rpath, exc, data=data) from None
     sim_dir = path / "simulations"
     files = sorted(sim_dir.glob("*.json")) if sim_dir.is_dir() else []
+    identity: dict[str, tuple[int, int, str]] = {}
+    probe = RunData(path=path, format="tau2-dir", format_version=None, identity=identity)
     sims, srcs = [], []
     for f in files:
+        if not is_regular(f):
+            msg = f"{file_kind(os.stat(f).st_mode) if f.exists() else 'a broken link'}, not a regular file; skipped"
+            report.add(str(f), None, "not_a_regular_file", msg, skipped=1)
+            warnings.warn(f"{f}: {msg}", LoadWarning, stacklevel=4)
+            continue
+        sim_bytes = read_bytes(f)
         try:
-            sims.append(_SIM.decode(read_bytes(f)))
+            sims.append(_SIM.decode(sim_bytes))
             srcs.append(str(f.relative_to(path)))
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            err = _raise(f, exc)
+            remember(probe, f, sim_bytes)
+        except DECODE_ERRORS as exc:
+            err = _raise(f, exc, data=sim_bytes)
             if strict:
                 raise err from None
             report.add(str(f), err.location, "invalid_simulation", err.message + "; simulation skipped", skipped=1)
@@ -266,7 +493,7 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
             for raw in idx:
                 v = msgspec.json.decode(raw)
                 ids.add(str(v.get("id") if isinstance(v, dict) else v))
-        on_disk = {f.stem for f in files}
+        on_disk = {f.stem for f in files if is_regular(f)}
         if ids != on_disk:
             missing, extra = sorted(ids - on_disk), sorted(on_disk - ids)
             msg = (
@@ -285,26 +512,39 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
         tasks=list(top.tasks or []),
         simulations=sims,
         sim_sources=srcs,
+        identity=identity,
     )
     if not sims:
         report.add(str(path), "simulations/", "zero_simulations", "the directory holds no simulation files")
+    check_numbers(run, strict, report)
     _check_duplicates(run, strict, report)
     return run
 
 
 def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
     """A τ-bench (v1) list of trajectories."""
+    spans = None
     try:
         recs = _TB_LIGHT.decode(data)
         srcs = list(range(len(recs)))
-    except msgspec.ValidationError:
+    except (msgspec.ValidationError, RecursionError) as exc:
         try:
             raws = _TB_RAW.decode(data)
+        except RecursionError:
+            spans = array_elements(data)
+            if not spans:
+                raise _raise(path, exc, data=data) from None
+            raws = [memoryview(data)[a:b] for a, b in spans]
         except (msgspec.ValidationError, msgspec.DecodeError) as exc2:
-            raise _raise(path, exc2) from None
-        recs, srcs = decode_each(path, raws, _TB_REC, "$", "record", strict, report)
+            raise _raise(path, exc2, data=data) from None
+        starts = [a for a, _ in spans] if spans is not None else None
+        recs, srcs = decode_each(path, raws, _TB_REC, "$", "record", strict, report, starts)
     except msgspec.DecodeError as exc:
-        raise _raise(path, exc) from None
+        raise _raise(path, exc, data=data) from None
+    run = RunData(path=path, format="taubench", format_version=None, tb_records=recs, sim_sources=srcs, spans=spans)
+    remember(run, path, data)
+    check_numbers(run, strict, report)
+    recs, srcs = run.tb_records, run.sim_sources
     seen: dict[tuple, int] = {}
     keep, keep_src = [], []
     for i, r in enumerate(recs):
@@ -318,7 +558,8 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
         seen[key] = i
         keep.append(r)
         keep_src.append(srcs[i])
-    return RunData(path=path, format="taubench", format_version=None, tb_records=keep, sim_sources=keep_src)
+    run.tb_records, run.sim_sources = keep, keep_src
+    return run
 
 
 def read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
@@ -328,6 +569,13 @@ def read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
             return read_tau2_dir(path, strict, report)
         raise LoadError(str(path), None, "a directory without results.json is not a directory-format run")
     data = read_bytes(path)
+    try:
+        return _read_file(path, data, strict, report)
+    except MemoryError:
+        raise LoadError(str(path), None, memory_message(path)) from None
+
+
+def _read_file(path: Path, data: Any, strict: bool, report: LoadReport) -> RunData:
     c = first_char(data)
     if c == "{":
         return read_tau2_file(path, data, strict, report)
@@ -342,27 +590,29 @@ def read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
 
 def looks_like_results(path: Path) -> bool:
     """Cheap check used when scanning folders: is this JSON file a results file at all?"""
+    if not is_regular(path):
+        return False
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = read_bytes(path)
+    except LoadError:
         return False
     c = first_char(data)
     if c == "{":
         try:
             p = _PEEK.decode(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except DECODE_ERRORS:
             return True  # let the real reader explain what is wrong
         return len(bytes(p.simulations)) > 0
     if c == "[":
         try:
             raws = _TB_RAW.decode(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except DECODE_ERRORS:
             return True
         if not raws:
             return False
         try:
             first = msgspec.json.decode(raws[0])
-        except msgspec.DecodeError:
+        except DECODE_ERRORS:
             return True
         return isinstance(first, dict) and "traj" in first
     return False
