@@ -289,3 +289,31 @@ def test_scan_agrees_with_a_plain_reading(monkeypatch, chunk, docs):
         listed = json.dumps(sims).encode()
         assert [json.loads(listed[a:b]) for a, b in scan.array_elements(listed)] == sims
         assert scan.max_depth(data) == _py_depth(text)
+
+
+# ---- the command line ------------------------------------------------------------------------------------------
+def test_cli_file_named_like_a_label_and_explicit_labels(tmp_path, capsys):
+    from tauk.cli import main
+
+    odd = tmp_path / "k=v.json"
+    shutil.copy(A, odd)
+    assert main(["summary", str(odd), "--format", "json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec[0]["agent"] == "atlas-large"  # a path, not the label "k"
+    assert main(["summary", "--label", f"mine={A}", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["agent"] == "mine"
+    assert main(["summary", "--label", "nolabel", "--format", "json"]) == 2
+    assert "NAME=PATH" in capsys.readouterr().err
+
+
+def test_cli_lenient_prints_the_report_not_a_pointer(tmp_path, capsys):
+    from tauk.cli import main
+
+    doc = _doc()
+    doc["simulations"][0]["agent_cost"] = "abc"
+    p = _write(tmp_path / "c.json", doc)
+    assert main(["summary", str(p)]) == 2
+    assert "agent_cost" in capsys.readouterr().err
+    assert main(["summary", str(p), "--lenient", "--format", "csv"]) == 0
+    err = capsys.readouterr().err
+    assert "invalid_number" in err and "Results.report" not in err

@@ -41,10 +41,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
+        parser.parse_args([args.command, "--help"])
     try:
         return int(args.func(args) or 0)
     except TaukError as exc:
         sys.stderr.write(f"tauk: error: {exc}\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write("tauk: error: not enough memory; free memory, load fewer files at once, or ingest them "
+                         "into a columnar store (tauk ingest) and open that\n")  # fmt: skip
         return 2
     except BrokenPipeError:  # pragma: no cover
         return 0

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from tauk.conventions import CI_METHOD, RESAMPLES, SEED
-from tauk.errors import LoadWarning
+from tauk.errors import LoadWarning, TaukError
 
 CI_METHODS = ("bca", "percentile", "t", "bootstrap-t")
 
@@ -33,34 +33,62 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(_jsonable(obj), indent=2, ensure_ascii=False) + "\n")
 
 
-def parse_inputs(paths: Sequence[str]) -> Any:
-    """``PATH`` or ``LABEL=PATH`` arguments -> what :func:`tauk.load` takes."""
-    labelled = [p for p in paths if "=" in p and not p.startswith("=")]
-    if not labelled:
-        return list(paths)
-    if len(labelled) != len(paths):
-        raise SystemExit("tauk: give either all inputs as LABEL=PATH or none")
-    out: dict[str, str] = {}
-    for p in labelled:
-        label, path = p.split("=", 1)
-        out[label] = path
-    return out
+def parse_inputs(paths: Sequence[str], labels: Sequence[str] = ()) -> Any:
+    """``PATH`` arguments (and ``--label NAME=PATH`` options) -> what :func:`tauk.load` takes.
+
+    A ``PATH`` is always a path when it exists (a file may be called ``k=v.json``); ``NAME=PATH`` as a positional
+    argument is still read as a label for a path that exists, but ``--label NAME=PATH`` is the unambiguous form.
+    """
+    from pathlib import Path
+
+    named: dict[str, str] = {}
+    for item in labels:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise TaukError(f"--label takes NAME=PATH, got {item!r}")
+        if name in named:
+            raise TaukError(f"--label {name} is given twice")
+        named[name] = path
+    plain: list[str] = []
+    for p in paths:
+        name, sep, path = p.partition("=")
+        if sep and name and path and not Path(p).exists() and (Path(path).exists() or any(c in path for c in "*?[")):
+            if name in named:
+                raise TaukError(f"label {name} is given twice")
+            named[name] = path
+        else:
+            plain.append(p)
+    if named and plain:
+        raise TaukError(f"give every input a label, or none (unlabelled: {', '.join(plain[:3])})")
+    return named or plain
 
 
 def load_inputs(args: argparse.Namespace):
-    """Load the ``PATH`` arguments under the ``--lenient`` / ``--quiet`` options."""
+    """Load the ``PATH`` / ``--label`` arguments under the ``--lenient`` / ``--quiet`` options; a lenient load's
+    report goes to stderr."""
     import tauk
 
-    with warnings.catch_warnings():
-        if getattr(args, "quiet", False):
-            warnings.simplefilter("ignore", LoadWarning)
-        return tauk.load(parse_inputs(args.paths), strict=not args.lenient)
+    quiet = getattr(args, "quiet", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LoadWarning)
+        res = tauk.load(parse_inputs(args.paths, getattr(args, "label", None) or ()), strict=not args.lenient,
+                        progress=False if quiet else None)  # fmt: skip
+    if quiet:
+        return res
+    if args.lenient and not res.report.ok:
+        sys.stderr.write(f"tauk: {res.report}\n")
+    else:
+        for w in caught:  # one line each, not Python's warning format
+            sys.stderr.write(f"tauk: warning: {w.message}\n")
+    return res
 
 
 def add_load_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATH", help="results files, directories, globs, or LABEL=PATH")
-    p.add_argument("--lenient", action="store_true", help="skip what cannot be loaded and report it")
-    p.add_argument("--quiet", action="store_true", help="do not print load warnings")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="results files, directories or globs")
+    p.add_argument("--label", action="append", metavar="NAME=PATH",
+                   help="a labelled input (repeatable): NAME becomes its run id and agent label")  # fmt: skip
+    p.add_argument("--lenient", action="store_true", help="skip what cannot be loaded and report it (on stderr)")
+    p.add_argument("--quiet", action="store_true", help="print no load warnings and no progress bars")
 
 
 def add_ci_args(p: argparse.ArgumentParser, ci: float | None = None) -> None:
