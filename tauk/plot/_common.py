@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tauk.errors import TaukError
-from tauk.stats.passk import as_trials
+from tauk.stats import as_trials
 
 from ._style import new_figure, style
 

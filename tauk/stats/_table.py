@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SummaryTable", "fmt"]
+__all__ = ["SummaryTable", "fmt", "latex_escape"]
 
 
 def fmt(value: Any, digits: int = 4) -> str:
@@ -40,8 +40,28 @@ _LATEX_SPECIAL = {
 }
 
 
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+def latex_escape(text: str) -> str:
+    r"""Escape LaTeX's special characters in ``text`` (every cell of :meth:`SummaryTable.to_latex` goes through it).
+
+    Parameters
+    ----------
+    text
+        Any text, e.g. a label read from a results file.
+
+    Returns
+    -------
+    str
+        The text, safe inside a LaTeX table.
+
+    Examples
+    --------
+    >>> print(latex_escape("pass^1 of gpt_4 (50%)"))
+    pass\textasciicircum{}1 of gpt\_4 (50\%)
+    """
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+_latex_escape = latex_escape  # the old private name
 
 
 @dataclass(frozen=True)
@@ -104,14 +124,14 @@ class SummaryTable:
         lines = [
             r"\begin{table}[ht]",
             r"\centering",
-            rf"\caption{{{_latex_escape(self.title)}}}",
+            rf"\caption{{{latex_escape(self.title)}}}",
             rf"\begin{{tabular}}{{{spec}}}",
             r"\toprule",
-            " & ".join(_latex_escape(c) for c in self.columns) + r" \\",
+            " & ".join(latex_escape(c) for c in self.columns) + r" \\",
             r"\midrule",
         ]
-        lines += [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in self._cells()]
+        lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in self._cells()]
         lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [rf"\par\footnotesize {_latex_escape(n)}" for n in self.notes]
+        lines += [rf"\par\footnotesize {latex_escape(n)}" for n in self.notes]
         lines.append(r"\end{table}")
         return "\n".join(lines)
