@@ -111,7 +111,7 @@ class Audit:
                 f"check lists outside the reward basis disagree too (diagnostic): COMMUNICATE "
                 f"{diag['communicate_diagnostic_mismatch']}, ACTION {diag['action_diagnostic_mismatch']}"
             )
-        table = SummaryTable.build(title, _CORE, self._runs.select(list(_CORE)).rows(), notes)
+        table = SummaryTable.build(title, _CORE, self._runs.select(list(_CORE)).rows(), notes, align="lrrrr")
         if fmt is None:
             return table
         warnings.warn(

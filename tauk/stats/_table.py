@@ -68,7 +68,20 @@ _latex_escape = latex_escape  # the old private name
 class SummaryTable:
     """A titled table with optional notes; renders as text (``str``), HTML (``_repr_html_``) and LaTeX.
 
-    Every cell is escaped for the target format, so labels taken from result files are safe to display.
+    Every cell is escaped for the target format, so labels taken from result files are safe to display. ``align``
+    optionally gives one ``"l"`` / ``"r"`` per column for the text rendering (default: every cell right-aligned).
+
+    Examples
+    --------
+    >>> print(SummaryTable.build("t", ["name", "n"], [["a", 1], ["bcd", 22]], ["a note"], align="lr"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    t
+    =
+    name  n
+    --------
+    a      1
+    bcd   22
+    * a note
     """
 
     title: str
@@ -76,6 +89,7 @@ class SummaryTable:
     rows: tuple[tuple[Any, ...], ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
     digits: int = 4
+    align: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -85,8 +99,10 @@ class SummaryTable:
         rows: Sequence[Sequence[Any]],
         notes: Sequence[str] = (),
         digits: int = 4,
+        align: Sequence[str] = (),
     ) -> SummaryTable:
-        return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits)
+        """Build a table from any sequences (``align``: one ``"l"`` / ``"r"`` per column, optional)."""
+        return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits, tuple(align))
 
     def _cells(self) -> list[list[str]]:
         return [[fmt(v, self.digits) for v in row] for row in self.rows]
@@ -98,7 +114,8 @@ class SummaryTable:
             widths = [max(w, len(c)) for w, c in zip(widths, row)]
         line = "  ".join(c.ljust(w) for c, w in zip(self.columns, widths))
         out = [self.title, "=" * max(len(self.title), 1), line, "-" * len(line)]
-        out += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
+        left = [i < len(self.align) and self.align[i] == "l" for i in range(len(widths))]
+        out += ["  ".join(c.ljust(w) if lf else c.rjust(w) for c, w, lf in zip(row, widths, left)) for row in cells]
         out += [f"* {n}" for n in self.notes]
         return "\n".join(out)
 
