@@ -63,25 +63,25 @@ print(mc2)
 # %% [markdown]
 # ## How many tasks would I need?
 #
-# `stats.power` turns a pilot (here the paired atlas-small vs baseline runs) into the number of tasks needed to detect
-# a pass^1 difference δ with 80 % power at α = 0.05 — and shows how more trials per task reduce it (only the
-# within-task part of the variance shrinks with more trials).
+# `stats.power_analysis` turns a pilot (here the paired atlas-small vs baseline runs) into the number of tasks needed
+# to detect a pass^1 difference δ with 80 % power at α = 0.05 — and shows how more trials per task reduce it (only
+# the within-task part of the variance shrinks with more trials).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 pilot = stats.compare(res, "atlas-small", "baseline", k=1, resamples=2000, seed=0)
 for delta in (0.05, 0.10, 0.20):
-    pw = stats.power(delta=delta, pilot=pilot)
+    pw = stats.power_analysis(pilot, delta=delta)
     print(f"delta = {delta:.2f}: {pw.tasks_needed} tasks at the pilot's trials per task")
 print()
-print(stats.power(delta=0.10, pilot=pilot))
+print(stats.power_analysis(pilot, delta=0.10))
 
 # %% [markdown]
 # Without a pilot, give the per-task variance of the difference directly, e.g. a guess of 0.15:
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(stats.power(delta=0.10, var_d=0.15).tasks_needed)
+print(stats.power_analysis(delta=0.10, var_d=0.15).tasks_needed)
 
 # %% [markdown]
 # ## Real logs: gpt-4.1 vs its fine-tune on the τ²-bench test split

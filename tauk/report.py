@@ -152,8 +152,7 @@ def write_report(
     the README with the reason.
     """
     import tauk.plot as tp
-    from tauk.stats import compare_all, summarize
-    from tauk.stats.passk import as_trials
+    from tauk.stats import as_trials, compare_all, summarize
 
     if infra not in ("drop", "fail"):
         raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")

@@ -12,7 +12,7 @@ import polars as pl
 from tauk.errors import LoadReport, LoadWarning
 from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
 from tauk.io.load import Inputs, read_inputs
-from tauk.io.read import RunData
+from tauk.io.read import RunData, bounded_nesting
 
 __all__ = ["Results", "load"]
 
@@ -109,7 +109,9 @@ class Results:
         # message bodies are decoded only now, under the load's strictness; what a non-strict load skips here is
         # reported and warned about as at load time
         seen = len(self.report.issues)
-        pair = build_messages(self._runs, self._run_ids, self.report, progress=len(self._runs) > 8, strict=self._strict)
+        with bounded_nesting():
+            pair = build_messages(self._runs, self._run_ids, self.report, progress=len(self._runs) > 8,
+                                  strict=self._strict)  # fmt: skip
         found = self.report.issues[seen:]
         if found:
             warnings.warn(

@@ -41,22 +41,47 @@ _LATEX_SPECIAL = {
 
 
 def latex_escape(text: str) -> str:
-    r"""Text safe inside LaTeX: the ten special characters written as commands.
+    r"""Escape LaTeX's special characters in ``text`` (every cell of :meth:`SummaryTable.to_latex` goes through it).
 
-    >>> print(latex_escape("50% of a_b & c"))
-    50\% of a\_b \& c
+    Parameters
+    ----------
+    text
+        Any text, e.g. a label read from a results file.
+
+    Returns
+    -------
+    str
+        The text, safe inside a LaTeX table.
+
+    Examples
+    --------
+    >>> print(latex_escape("pass^1 of gpt_4 (50%)"))
+    pass\textasciicircum{}1 of gpt\_4 (50\%)
     """
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-_latex_escape = latex_escape
+_latex_escape = latex_escape  # the old private name
 
 
 @dataclass(frozen=True)
 class SummaryTable:
     """A titled table with optional notes; renders as text (``str``), HTML (``_repr_html_``) and LaTeX.
 
-    Every cell is escaped for the target format, so labels taken from result files are safe to display.
+    Every cell is escaped for the target format, so labels taken from result files are safe to display. ``align``
+    optionally gives one ``"l"`` / ``"r"`` per column for the text rendering (default: every cell right-aligned).
+
+    Examples
+    --------
+    >>> print(SummaryTable.build("t", ["name", "n"], [["a", 1], ["bcd", 22]], ["a note"], align="lr"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    t
+    =
+    name  n
+    --------
+    a      1
+    bcd   22
+    * a note
     """
 
     title: str
@@ -64,6 +89,7 @@ class SummaryTable:
     rows: tuple[tuple[Any, ...], ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
     digits: int = 4
+    align: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -73,8 +99,10 @@ class SummaryTable:
         rows: Sequence[Sequence[Any]],
         notes: Sequence[str] = (),
         digits: int = 4,
+        align: Sequence[str] = (),
     ) -> SummaryTable:
-        return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits)
+        """Build a table from any sequences (``align``: one ``"l"`` / ``"r"`` per column, optional)."""
+        return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits, tuple(align))
 
     def _cells(self) -> list[list[str]]:
         return [[fmt(v, self.digits) for v in row] for row in self.rows]
@@ -86,7 +114,8 @@ class SummaryTable:
             widths = [max(w, len(c)) for w, c in zip(widths, row)]
         line = "  ".join(c.ljust(w) for c, w in zip(self.columns, widths))
         out = [self.title, "=" * max(len(self.title), 1), line, "-" * len(line)]
-        out += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
+        left = [i < len(self.align) and self.align[i] == "l" for i in range(len(widths))]
+        out += ["  ".join(c.ljust(w) if lf else c.rjust(w) for c, w, lf in zip(row, widths, left)) for row in cells]
         out += [f"* {n}" for n in self.notes]
         return "\n".join(out)
 
@@ -112,14 +141,14 @@ class SummaryTable:
         lines = [
             r"\begin{table}[ht]",
             r"\centering",
-            rf"\caption{{{_latex_escape(self.title)}}}",
+            rf"\caption{{{latex_escape(self.title)}}}",
             rf"\begin{{tabular}}{{{spec}}}",
             r"\toprule",
-            " & ".join(_latex_escape(c) for c in self.columns) + r" \\",
+            " & ".join(latex_escape(c) for c in self.columns) + r" \\",
             r"\midrule",
         ]
-        lines += [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in self._cells()]
+        lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in self._cells()]
         lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [rf"\par\footnotesize {_latex_escape(n)}" for n in self.notes]
+        lines += [rf"\par\footnotesize {latex_escape(n)}" for n in self.notes]
         lines.append(r"\end{table}")
         return "\n".join(lines)

@@ -12,7 +12,9 @@ import pytest
 from test_scoring_helpers import action, build, msg, sim, task
 
 import tauk
+from tauk.errors import TaukError
 from tauk.scoring import Audit, audit
+from tauk.stats import SummaryTable
 
 ORCH = "nonconformant/toolorchestra_airline_1trial.json"
 
@@ -55,13 +57,25 @@ def test_audit_is_immutable_and_renders():
         a._runs = None  # type: ignore[misc]
     a.to_frame().clear()  # a copy: the audit is unchanged
     assert a.to_frame().height == 1
-    text = a.summary()
+    table = a.summary()
+    assert isinstance(table, SummaryTable)  # the same table object as every statistics result
+    text = str(table)
     assert "communicate_mismatch" in text and "run" in text and str(a) == text
-    html = a.summary("html")
-    assert html.startswith("<div>") and "<table>" in html and a._repr_html_() == html
-    latex = a.summary("latex")
+    assert text.startswith("tauk audit: 1 run(s), 3 simulation(s) checked")
+    html = table._repr_html_()
+    assert "<table>" in html and a._repr_html_() == html
+    latex = table.to_latex()
     assert "\\begin{tabular}" in latex and "communicate\\_mismatch" in latex
-    with pytest.raises(ValueError):
+    assert a.records() == a.to_frame().to_dicts()
+
+
+def test_audit_summary_fmt_is_deprecated_but_works():
+    a = _small()
+    table = a.summary()
+    for fmt, want in (("text", str(table)), ("html", table._repr_html_()), ("latex", table.to_latex())):
+        with pytest.warns(DeprecationWarning, match="summary"):
+            assert a.summary(fmt) == want
+    with pytest.warns(DeprecationWarning), pytest.raises(TaukError):
         a.summary("pdf")
 
 

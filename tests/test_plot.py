@@ -77,7 +77,7 @@ def test_pass_k_curve_passk_result_and_no_interval(res, agents):
     p = pass_hat_k(res, by="agent", ci=0.95, resamples=R)
     ax = tp.pass_k_curve(p).axes[0]
     assert len(ax.lines) == len(agents) and len(_bands(ax)) == len(agents)
-    plain = summarize(res, by="agent")  # ci=None: no band
+    plain = summarize(res, by="agent", ci=None)  # no band
     ax = tp.pass_k_curve(plain).axes[0]
     assert len(ax.lines) == len(agents) and not _bands(ax)
 

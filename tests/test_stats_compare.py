@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -19,7 +20,7 @@ from tauk.stats import (
     compare,
     compare_all,
     holm,
-    power,
+    power_analysis,
     sign_flip_pvalue,
     tasks_needed,
 )
@@ -160,7 +161,7 @@ def test_compare_label_spanning_domains_keys_tasks_by_domain():
 def test_tasks_needed_formula():
     z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
     assert tasks_needed(0.1, 0.25) == math.ceil(z**2 * 0.25 / 0.01)
-    assert power(0.1, var_d=0.25).tasks_needed == 197
+    assert power_analysis(delta=0.1, var_d=0.25).tasks_needed == 197
 
 
 def test_power_split_recovers_simulated_components():
@@ -174,7 +175,7 @@ def test_power_split_recovers_simulated_components():
     for agent, cc in (("A", ca), ("B", cb)):
         for t in range(T):
             rows += [{"agent": agent, "task_id": t, "trial": i, "reward": float(i < cc[t])} for i in range(n)]
-    res = power(0.05, pilot=make_trials(rows), trials_per_task=[1, 4, 16])
+    res = power_analysis(make_trials(rows), delta=0.05, trials_per_task=[1, 4, 16])
     true_between = np.var(pa - pb)
     true_within = np.mean(pa * (1 - pa) + pb * (1 - pb))
     assert res.var_between == pytest.approx(true_between, rel=0.1)
@@ -189,7 +190,7 @@ def test_power_split_recovers_simulated_components():
     assert res.tasks_needed == res.frame.filter(pl.col("trials_per_task") == 4)["tasks_needed"][0]
     # a Comparison gives the same split
     c = compare(make_trials(rows), "A", "B", resamples=10)
-    assert power(0.05, pilot=c).icc == pytest.approx(res.icc, rel=1e-12)
+    assert power_analysis(c, delta=0.05).icc == pytest.approx(res.icc, rel=1e-12)
 
 
 def test_power_headline_agrees_with_table_when_between_clips_to_zero():
@@ -200,7 +201,7 @@ def test_power_headline_agrees_with_table_when_between_clips_to_zero():
         c = rng.binomial(4, p)
         for t in range(40):
             rows += [{"agent": agent, "task_id": t, "trial": i, "reward": float(i < c[t])} for i in range(4)]
-    res = power(0.1, pilot=make_trials(rows), trials_per_task=[1, 4])
+    res = power_analysis(make_trials(rows), delta=0.1, trials_per_task=[1, 4])
     assert res.var_between == 0.0  # the observed Var(d̄_t) is below the pilot's trial noise: clipped
     row4 = res.frame.filter(pl.col("trials_per_task") == 4).row(0, named=True)
     assert res.var_d == pytest.approx(row4["var_d"]) and res.tasks_needed == row4["tasks_needed"]
@@ -208,13 +209,13 @@ def test_power_headline_agrees_with_table_when_between_clips_to_zero():
 
 def test_power_one_trial_pilot_has_no_split_and_input_checks():
     rows = _two_agents([1, 0, 1, 1, 0, 1], [0, 0, 1, 0, 0, 1])
-    res = power(0.1, pilot=make_trials(rows))
+    res = power_analysis(make_trials(rows), delta=0.1)
     assert res.icc is None and res.frame.height == 1
     assert res.tasks_needed == tasks_needed(0.1, res.var_d)
     with pytest.raises(TaukError):
-        power(0.1)
+        power_analysis(delta=0.1)
     with pytest.raises(TaukError):
-        power(0.0, var_d=0.1)
+        power_analysis(delta=0.0, var_d=0.1)
 
 
 def test_every_result_object_renders_escaped():
@@ -229,7 +230,7 @@ def test_every_result_object_renders_escaped():
         pass_at_k(df, by="agent", method="t"),
         compare(df, "<i>A&</i>", "B_%", resamples=200),
         compare_all(df, resamples=200),
-        power(0.1, pilot=df),
+        power_analysis(df, delta=0.1),
     ]
     for o in objs:
         with pytest.raises(AttributeError):
@@ -242,3 +243,6 @@ def test_every_result_object_renders_escaped():
         if "A&" in text:
             assert "&lt;i&gt;A&amp;&lt;/i&gt;" in html and r"A\&" in tex
         assert isinstance(o.to_frame(), pl.DataFrame)
+        recs = o.records()
+        assert isinstance(recs, list) and all(isinstance(r, dict) for r in recs)
+        json.dumps(recs)  # JSON-ready

@@ -128,7 +128,7 @@ def test_success_tolerance_and_null_reward():
         {"task_id": 4, "reward": None},  # failure, excluded from avg_reward
         {"task_id": 5, "reward": 0.5},  # fractional: failure
     ]
-    s = summarize(make_trials(rows)).records()[0]
+    s = summarize(make_trials(rows), ci=None).records()[0]
     assert s["pass_hat_k"]["1"]["estimate"] == pytest.approx(2 / 5, abs=1e-15)
     assert s["avg_reward"] == pytest.approx((1 - 0.9e-6 + 1 + 0.9e-6 + 1 - 2e-6 + 0.5) / 4, abs=1e-15)
     assert s["n_simulations"] == 5 and s["n_tasks"] == 5
@@ -139,8 +139,8 @@ def test_infra_conventions():
     rows.append({"task_id": 7, "reward": None, "termination_reason": "infrastructure_error"})
     rows.append({"task_id": 99, "reward": None, "termination_reason": "infrastructure_error"})
     df = make_trials(rows)
-    drop = summarize(df, infra="drop").records()[0]
-    fail = summarize(df, infra="fail").records()[0]
+    drop = summarize(df, infra="drop", ci=None).records()[0]
+    fail = summarize(df, infra="fail", ci=None).records()[0]
     assert drop["infra_error_count"] == fail["infra_error_count"] == 2
     assert drop["n_simulations"] == 49 and fail["n_simulations"] == 51
     assert drop["n_tasks"] == 49 and drop["n_tasks_no_kept"] == 1  # task 99 only had the infra error
@@ -151,9 +151,9 @@ def test_infra_conventions():
     assert drop["avg_agent_cost"] == pytest.approx(0.1) and drop["avg_reward"] == 1.0
     # an infra error with a (spurious) reward of 1 still counts as failure under "fail"
     df2 = make_trials([{"task_id": 1, "reward": 1.0, "termination_reason": "infrastructure_error"}, {"task_id": 2, "reward": 1.0}])
-    assert summarize(df2, infra="fail").records()[0]["pass_hat_k"]["1"]["estimate"] == 0.5
+    assert summarize(df2, infra="fail", ci=None).records()[0]["pass_hat_k"]["1"]["estimate"] == 0.5
     with pytest.raises(TaukError):
-        summarize(df, infra="ignore")
+        summarize(df, infra="ignore", ci=None)
 
 
 def test_taubench_denominator_counts_missing_trials():
@@ -184,11 +184,11 @@ def test_requested_k_beyond_some_tasks_is_reported():
 def test_explicit_k_within_every_task_does_not_warn(recwarn):
     rows = [{"task_id": t, "trial": i, "reward": 1.0} for t in "AB" for i in range(4)]
     pass_hat_k(make_trials(rows), k=[1, 4], ci=None)
-    summarize(make_trials(rows), k=4)
+    summarize(make_trials(rows), k=4, ci=None)
     pass_hat_k(make_trials(rows + [{"task_id": "C", "trial": 0, "reward": 0.0}]), ci=None)  # default ks: never beyond
     assert not [w for w in recwarn if issubclass(w.category, StatsWarning)]
     with pytest.warns(StatsWarning, match="k=5 leaves out 2 of 2"):
-        summarize(make_trials(rows), k=5)
+        summarize(make_trials(rows), k=5, ci=None)
 
 
 def test_unanimous_tasks_get_clopper_pearson_not_a_point():
@@ -219,15 +219,15 @@ def test_grouping_by_any_columns_and_task_identity():
         for t in range(3):
             rows.append({"run_id": f"run-{dom}", "domain": dom, "task_id": t, "reward": 1.0 if dom == "airline" else 0.0})
     df = make_trials(rows)
-    by_agent = summarize(df, by="agent").records()
+    by_agent = summarize(df, by="agent", ci=None).records()
     assert len(by_agent) == 1
     rec = by_agent[0]
     # same task ids in two domains are different tasks
     assert rec["n_tasks"] == 6 and rec["domain"] is None and rec["agent"] == "a"
     assert rec["pass_hat_k"]["1"]["estimate"] == 0.5
-    by_dom = summarize(df, by=["agent", "domain"]).to_frame().sort("domain")
+    by_dom = summarize(df, by=["agent", "domain"], ci=None).to_frame().sort("domain")
     assert by_dom["domain"].to_list() == ["airline", "retail"]
-    assert summarize(df, by=None).records()[0]["n_simulations"] == 6
+    assert summarize(df, by=None, ci=None).records()[0]["n_simulations"] == 6
 
 
 @settings(max_examples=60, deadline=None)
@@ -246,7 +246,7 @@ def test_matches_plain_python_upstream(cells, num_trials):
         for t, rew, infra in cells
     ]
     avg, ref = ref_tau2_metrics(rows, num_trials)
-    s = summarize(make_trials(rows)).records()[0]
+    s = summarize(make_trials(rows), ci=None).records()[0]
     got = {int(k): v["estimate"] for k, v in s["pass_hat_k"].items()}
     assert got.keys() == ref.keys()
     for k in ref:

@@ -41,8 +41,8 @@ def _check(rec_drop, rec_fail, exp, name):
 def test_expected_parity_every_file(shared_data, expected):
     for name, exp in expected.items():
         res = _load([shared_data / name])
-        drop = summarize(res, infra="drop").records()
-        fail = summarize(res, infra="fail").records()
+        drop = summarize(res, infra="drop", ci=None).records()
+        fail = summarize(res, infra="fail", ci=None).records()
         assert len(drop) == len(fail) == 1, name
         _check(drop[0], fail[0], exp, name)
 
@@ -53,8 +53,8 @@ def test_expected_parity_all_files_in_one_load(shared_data, expected):
     res = _load([shared_data / n for n in names])
     runs = res.runs
     by_source = {str(s): r for s, r in zip(runs["source"].to_list(), runs["run_id"].to_list())}
-    drop = {r["run_id"]: r for r in summarize(res, infra="drop").records()}
-    fail = {r["run_id"]: r for r in summarize(res, infra="fail").records()}
+    drop = {r["run_id"]: r for r in summarize(res, infra="drop", ci=None).records()}
+    fail = {r["run_id"]: r for r in summarize(res, infra="fail", ci=None).records()}
     assert len(drop) == len(names)
     for n in names:
         rid = by_source[str(shared_data / n)]

@@ -24,7 +24,7 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
 
     c = compare(res, a, b, k=k, by=by or None, infra=infra, ci=ci, method=method, resamples=resamples, seed=seed)
     frame = c.to_frame()
-    p_adj = adjust_pvalues(frame["p_perm"].fill_null(float("nan")).to_numpy(), adjust)
+    p_adj = adjust_pvalues(frame["p_perm"].fill_null(float("nan")).to_numpy(), adjust=adjust)
     out = []
     for r, pa in zip(frame.iter_rows(named=True), p_adj):
         rec: dict[str, Any] = {col: r[col] for col in c.by}

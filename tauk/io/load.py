@@ -15,7 +15,7 @@ import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
-from tauk.io.read import RunData, is_regular, looks_like_results, read_bytes, read_source
+from tauk.io.read import RunData, bounded_nesting, is_regular, looks_like_results, read_bytes, read_source
 
 PathLike = str | os.PathLike
 Inputs = PathLike | Iterable[PathLike] | Mapping[str, PathLike]
@@ -268,7 +268,8 @@ def load_tasks(path: PathLike):
 
     p = Path(path)
     try:
-        data = msgspec.json.decode(read_bytes(p))
-    except msgspec.DecodeError as exc:
+        with bounded_nesting():
+            data = msgspec.json.decode(read_bytes(p))
+    except (msgspec.DecodeError, RecursionError) as exc:
         raise _raise(p, exc) from None
     return tasks_from_list(task_list(data, str(p)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import contextlib
 import hashlib
 import json
 import math
@@ -15,7 +16,9 @@ import mmap
 import os
 import re
 import stat
+import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +92,21 @@ def error_location(exc: Exception, prefix: str = "$", data: Any = None, base: in
 def _raise(path: Path, exc: Exception, prefix: str = "$", data: Any = None, base: int | None = None) -> LoadError:
     loc, msg = error_location(exc, prefix, data, base)
     return LoadError(str(path), loc, msg)
+
+
+@contextlib.contextmanager
+def bounded_nesting(levels: int = MAX_DEPTH + 64) -> Iterator[None]:
+    """Decode with at most about ``levels`` levels of nesting whatever the interpreter's recursion limit (the
+    decoder recurses once per level; a raised limit would let a deeply nested file overflow the C stack)."""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(min(old, depth + levels))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
@@ -564,6 +582,11 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
 
 def read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
     """Read a results file or directory, detecting its shape."""
+    with bounded_nesting():
+        return _read_source(path, strict, report)
+
+
+def _read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
     if path.is_dir():
         if (path / "results.json").exists():
             return read_tau2_dir(path, strict, report)

@@ -11,12 +11,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tauk.errors import TaukError
-from tauk.stats.passk import as_trials  # noqa: F401  (public helper; see tauk.stats)
+from tauk.stats import as_trials
 
 from ._style import new_figure, style
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+SUCCESS_TOL = 1e-6
 LABEL_SEP = " · "
 
 

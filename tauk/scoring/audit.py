@@ -10,16 +10,18 @@ definition present, messages recorded) and whose recorded value is present are c
 
 from __future__ import annotations
 
-import html
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
+from tauk._compat import keyword_options
+from tauk.conventions import SUCCESS_TOL
+from tauk.errors import TaukError
 from tauk.scoring._score import score
-from tauk.table import latex_escape as _latex_escape
+from tauk.table import SummaryTable
 
-TOL = 1e-6
 FIELDS = (
     "run",
     "run_id",
@@ -44,13 +46,15 @@ class Audit:
 
     ``to_frame()``: one row per run (``run``, ``run_id``, ``n_simulations``, ``n_checked``,
     ``communicate_mismatch``, ``action_mismatch``, ``reward_mismatch``, per-check counts, diagnostic mismatches).
-    ``mismatches()``: one row per disagreement naming the simulation.  ``summary(fmt)``: text, HTML or LaTeX.
+    ``records()``: the same rows as JSON-ready dicts. ``mismatches()``: one row per disagreement naming the
+    simulation. ``summary()``: the shared :class:`tauk.table.SummaryTable` (text with ``str``, HTML, LaTeX).
     """
 
     _runs: pl.DataFrame = field(repr=False)
     _mismatches: pl.DataFrame = field(repr=False)
 
     def to_frame(self) -> pl.DataFrame:
+        """One row per run (a copy)."""
         return self._runs.clone()
 
     def mismatches(self, diagnostic: bool = False) -> pl.DataFrame:
@@ -63,6 +67,7 @@ class Audit:
         return m.clone()
 
     def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per run (the rows of :meth:`to_frame`)."""
         return self._runs.to_dicts()
 
     @property
@@ -72,47 +77,58 @@ class Audit:
         return f.height == 0 or int(f.select(pl.sum_horizontal(*_CORE[2:]).sum()).item()) == 0
 
     def totals(self) -> dict[str, int]:
+        """``n_checked`` and the three mismatch counts, summed over the runs."""
         return {c: int(self._runs.get_column(c).sum()) for c in _CORE[1:]}
 
-    def summary(self, fmt: str = "text") -> str:
-        """Render the per-run table as ``"text"``, ``"html"`` or ``"latex"``."""
-        cols = list(_CORE)
-        rows = self._runs.select(cols).rows()
+    def summary(self, fmt: str | None = None) -> SummaryTable:
+        """The per-run table as a :class:`tauk.table.SummaryTable`: ``str()`` for text, ``_repr_html_()``,
+        ``to_latex()``.
+
+        ``fmt`` (``"text"``, ``"html"``, ``"latex"``) is deprecated: it returns that rendering as a string, as
+        before, with a :class:`DeprecationWarning`.
+
+        Examples
+        --------
+        >>> import tauk
+        >>> table = tauk.audit(tauk.load("data")).summary()
+        >>> table.columns
+        ('run', 'n_checked', 'communicate_mismatch', 'action_mismatch', 'reward_mismatch')
+        >>> print(table.title)
+        tauk audit: 6 run(s), 600 simulation(s) checked; mismatches — COMMUNICATE 0, ACTION 0, reward 0
+        """
         t = self.totals()
-        head = (
+        title = (
             f"tauk audit: {self._runs.height} run(s), {t['n_checked']} simulation(s) checked; mismatches — "
             f"COMMUNICATE {t['communicate_mismatch']}, ACTION {t['action_mismatch']}, "
             f"reward {t['reward_mismatch']}"
         )
-        if fmt == "text":
-            widths = [max(len(c), *(len(str(r[i])) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-            line = lambda vals: "  ".join(  # noqa: E731
-                (str(v).ljust(w) if i == 0 else str(v).rjust(w)) for i, (v, w) in enumerate(zip(vals, widths))
+        notes = []
+        diag = {c: int(self._runs.get_column(c).sum()) for c in ("communicate_diagnostic_mismatch",
+                                                                  "action_diagnostic_mismatch")}  # fmt: skip
+        if any(diag.values()):
+            notes.append(
+                f"check lists outside the reward basis disagree too (diagnostic): COMMUNICATE "
+                f"{diag['communicate_diagnostic_mismatch']}, ACTION {diag['action_diagnostic_mismatch']}"
             )
-            return "\n".join([head, line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
-        if fmt == "html":
-            th = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-            trs = "".join(
-                "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>" for r in rows
-            )
-            return f"<div><p>{html.escape(head)}</p><table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table></div>"
-        if fmt == "latex":
-            def esc(v: Any) -> str:
-                return _latex_escape(str(v))
-
-            body = "\n".join(" & ".join(esc(v) for v in r) + r" \\" for r in rows)
-            return (
-                "\\begin{tabular}{l" + "r" * (len(cols) - 1) + "}\n\\hline\n"
-                + " & ".join(esc(c) for c in cols) + r" \\" + "\n\\hline\n" + body + ("\n" if body else "")
-                + "\\hline\n\\end{tabular}"
-            )
-        raise ValueError(f"fmt must be 'text', 'html' or 'latex', not {fmt!r}")
+        table = SummaryTable.build(title, _CORE, self._runs.select(list(_CORE)).rows(), notes, align="lrrrr")
+        if fmt is None:
+            return table
+        warnings.warn(
+            "Audit.summary(fmt) is deprecated; Audit.summary() returns a SummaryTable: use str(table), "
+            "table._repr_html_() or table.to_latex()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        renderers = {"text": str, "html": SummaryTable._repr_html_, "latex": SummaryTable.to_latex}
+        if fmt not in renderers:
+            raise TaukError(f"fmt must be 'text', 'html' or 'latex', not {fmt!r}")
+        return renderers[fmt](table)  # type: ignore[return-value]
 
     def __str__(self) -> str:
-        return self.summary("text")
+        return str(self.summary())
 
     def _repr_html_(self) -> str:
-        return self.summary("html")
+        return self.summary()._repr_html_()
 
 
 def _breakdown(tr: pl.DataFrame, key: str, fallback: str) -> pl.Expr:
@@ -123,11 +139,30 @@ def _breakdown(tr: pl.DataFrame, key: str, fallback: str) -> pl.Expr:
     return pl.when(bd.is_not_null()).then(bd.str.json_path_match(f"$.{key}").cast(pl.Float64, strict=False)).otherwise(fb)
 
 
-def audit(results: Any, tasks: Any = None) -> Audit:
+@keyword_options(("results", "tasks"))
+def audit(results: Any, *, tasks: Any = None) -> Audit:
     """Recompute COMMUNICATE, ACTION and the reward (``evaluation="all"``) and count, per run, the simulations
     whose recorded values disagree (only where the recorded value is present and the recomputation possible).
 
-    ``results``: a ``tauk.Results``.  ``tasks``: optional other task definitions (see :func:`tauk.score`)."""
+    Parameters
+    ----------
+    results
+        A :class:`tauk.Results` (as for :func:`tauk.score`).
+    tasks
+        Optional other task definitions (as for :func:`tauk.score`).
+
+    Returns
+    -------
+    Audit
+        ``ok``, ``totals()``, ``to_frame()`` / ``records()`` (per run), ``mismatches()``, ``summary()``.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> a = tauk.audit(tauk.load("data"))
+    >>> a.ok, a.totals()
+    (True, {'n_checked': 600, 'communicate_mismatch': 0, 'action_mismatch': 0, 'reward_mismatch': 0})
+    """
     s = score(results, evaluation="all", tasks=tasks)
     rc = _breakdown(s, "COMMUNICATE", "recorded_communicate")
     ra = _breakdown(s, "ACTION", "recorded_action")
@@ -148,11 +183,11 @@ def audit(results: Any, tasks: Any = None) -> Audit:
         _rda=diag_a,
         _rr=rew,
     ).with_columns(
-        _c_mm=pl.col("_c_chk") & ((pl.col("communicate") - pl.col("_rc")).abs() > TOL),
-        _a_mm=pl.col("_a_chk") & ((pl.col("action") - pl.col("_ra")).abs() > TOL),
-        _r_mm=pl.col("_r_chk") & ((pl.col("score_reward") - pl.col("_rr")).abs() > TOL),
-        _cd_mm=pl.col("_cd_chk") & ((pl.col("communicate") - pl.col("_rdc")).abs() > TOL),
-        _ad_mm=pl.col("_ad_chk") & ((pl.col("action") - pl.col("_rda")).abs() > TOL),
+        _c_mm=pl.col("_c_chk") & ((pl.col("communicate") - pl.col("_rc")).abs() > SUCCESS_TOL),
+        _a_mm=pl.col("_a_chk") & ((pl.col("action") - pl.col("_ra")).abs() > SUCCESS_TOL),
+        _r_mm=pl.col("_r_chk") & ((pl.col("score_reward") - pl.col("_rr")).abs() > SUCCESS_TOL),
+        _cd_mm=pl.col("_cd_chk") & ((pl.col("communicate") - pl.col("_rdc")).abs() > SUCCESS_TOL),
+        _ad_mm=pl.col("_ad_chk") & ((pl.col("action") - pl.col("_rda")).abs() > SUCCESS_TOL),
     )
     per_run = s.group_by("run_id").agg(
         n_simulations=pl.len(),

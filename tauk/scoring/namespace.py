@@ -9,13 +9,29 @@ from __future__ import annotations
 
 import polars as pl
 
-TOL = 1e-6
+from tauk import conventions
 
 
 def success_expr(column: str = "score_reward") -> pl.Expr:
-    """SPEC §3 success: ``1 - 1e-6 <= reward <= 1 + 1e-6``; a null reward is not a success."""
-    c = pl.col(column)
-    return ((c >= 1 - TOL) & (c <= 1 + TOL)).fill_null(False)
+    """SPEC §3 success on ``column``: the rule of :func:`tauk.conventions.success_expr` (``1 - SUCCESS_TOL <=
+    reward <= 1 + SUCCESS_TOL``; a null reward is not a success), named after the column.
+
+    Parameters
+    ----------
+    column
+        The reward column (default ``"score_reward"``, the reward of :func:`tauk.score`).
+
+    Returns
+    -------
+    polars.Expr
+        A boolean expression.
+
+    Examples
+    --------
+    >>> pl.DataFrame({"score_reward": [1.0, 0.5, None]}).select(success_expr())["score_reward"].to_list()
+    [True, False, False]
+    """
+    return conventions.success_expr(column).alias(column)
 
 
 @pl.api.register_dataframe_namespace("tauk")

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 import numpy as np
 from scipy import special, stats
 
+from tauk.errors import TaukError
+
 __all__ = [
     "CI_METHODS",
     "chunk_rows",
@@ -243,7 +245,7 @@ def interval(
     """Confidence interval for every column mean of U by ``method`` (one resample matrix for all columns)."""
     method = method.lower()
     if method not in CI_METHODS:
-        raise ValueError(f"method must be one of {CI_METHODS}, got {method!r}")
+        raise TaukError(f"method must be one of {CI_METHODS}, got {method!r}")
     theta, se, T = column_stats(U)
     if method == "t":
         return t_interval(theta, se, T, level)

@@ -2,7 +2,8 @@
 
 Everything here works on the ``trials`` frame of ARCHITECTURE.md. Conventions:
 
-* success = ``1 - 1e-6 <= reward <= 1 + 1e-6``; a null reward is a failure (and is left out of avg_reward).
+* success = ``1 - SUCCESS_TOL <= reward <= 1 + SUCCESS_TOL`` (:mod:`tauk.conventions`); a null reward is a failure
+  (and is left out of avg_reward). The reward is read from the column named by ``reward=`` (default ``"reward"``).
 * ``infra="drop"`` removes ``termination_reason == "infrastructure_error"`` simulations before every metric;
   ``infra="fail"`` keeps them as failed trials. The count is always reported.
 * A task is identified by ``("domain", "task_id")`` within a group, so a label spanning several domains does not
@@ -16,17 +17,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import polars as pl
 from scipy.special import comb
 
+from tauk.conventions import INFRA_REASON, SUCCESS_TOL, TASK_KEY, success_expr
 from tauk.errors import TaukError
+
+from ._bootstrap import CI_METHODS
 
 __all__ = [
     "SUCCESS_TOL",
     "TASK_KEY",
     "GroupTasks",
+    "as_trials",
+    "check_ci",
     "u_hat",
     "u_hat_at",
     "task_groups",
@@ -35,10 +42,56 @@ __all__ = [
     "prepare_trials",
 ]
 
-SUCCESS_TOL = 1e-6
-TASK_KEY: tuple[str, ...] = ("domain", "task_id")
-INFRA_REASON = "infrastructure_error"
-_REQUIRED = ("run_id", "task_id", "reward")
+_REQUIRED = ("run_id", "task_id")
+
+
+def as_trials(data: Any) -> pl.DataFrame:
+    """The trials frame of ``data``: a trials frame itself, a ``LazyFrame`` (collected), or anything with a
+    ``.trials`` frame (a :class:`tauk.Results`).
+
+    Every statistic accepts these three; use this helper to do the same in your own code.
+
+    Parameters
+    ----------
+    data
+        A Polars trials frame (ARCHITECTURE.md), a ``LazyFrame`` of one, or an object with a ``trials`` frame
+        (e.g. :class:`tauk.Results`, a scored frame from :func:`tauk.score` is a trials frame too).
+
+    Returns
+    -------
+    polars.DataFrame
+        The trials frame (the same object, not a copy).
+
+    Raises
+    ------
+    TaukError
+        When ``data`` is none of these.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data")
+    >>> tauk.stats.as_trials(res).height, tauk.stats.as_trials(res.trials.lazy()).height
+    (600, 600)
+    """
+    if isinstance(data, pl.DataFrame):
+        return data
+    if isinstance(data, pl.LazyFrame):
+        return data.collect()
+    trials = getattr(data, "trials", None)
+    if isinstance(trials, pl.DataFrame):
+        return trials
+    raise TaukError(f"expected a trials frame or Results, got {type(data).__name__}")
+
+
+def check_ci(ci: float | None, method: str, resamples: int) -> None:
+    """Validate the interval options shared by every statistic (a :class:`TaukError` if one is off)."""
+    if ci is not None and not (0.0 < ci < 1.0):
+        raise TaukError(f"ci must be a level in (0, 1), e.g. 0.95; got {ci!r}")
+    if not isinstance(method, str) or method.lower() not in CI_METHODS:
+        raise TaukError(f"method must be one of {CI_METHODS}, got {method!r}")
+    if resamples < 1:
+        raise TaukError("resamples must be ≥ 1")
 
 
 def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -85,19 +138,23 @@ def u_hat_at(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     return 1.0 - u_hat(n, n - np.asarray(c, dtype=np.int64), k)
 
 
-def prepare_trials(trials: pl.DataFrame, infra: str) -> pl.DataFrame:
+def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> pl.DataFrame:
     """Add ``_infra``, ``_success`` and ``_den`` (the τ-bench per-run N, else null); apply the infra convention.
 
+    ``reward`` names the column holding the reward; it is copied into ``reward`` (as renaming it by hand would).
     Returns *all* rows with a boolean ``_kept`` column (so callers can count dropped tasks and infra errors).
     """
     if infra not in ("drop", "fail"):
         raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")
     if not isinstance(trials, pl.DataFrame):
         raise TaukError(f"expected a Polars trials DataFrame, got {type(trials).__name__}")
-    missing = [c for c in _REQUIRED if c not in trials.columns]
+    if not isinstance(reward, str):
+        raise TaukError(f"reward must be a column name, got {type(reward).__name__}")
+    missing = [c for c in (*_REQUIRED, reward) if c not in trials.columns]
     if missing:
-        raise TaukError(f"trials frame lacks column(s) {missing}; see ARCHITECTURE.md (trials frame)")
-    df = trials
+        hint = "" if reward == "reward" else f" (reward={reward!r})"
+        raise TaukError(f"trials frame lacks column(s) {missing}{hint}; see ARCHITECTURE.md (trials frame)")
+    df = trials if reward == "reward" else trials.with_columns(pl.col(reward).alias("reward"))
     defaults = {
         "domain": pl.lit(None, dtype=pl.String),
         "format": pl.lit("tau2"),
@@ -113,7 +170,6 @@ def prepare_trials(trials: pl.DataFrame, infra: str) -> pl.DataFrame:
         infra_expr = pl.col("is_infra_error").fill_null(False)
     else:
         infra_expr = pl.lit(False)
-    lo, hi = 1.0 - SUCCESS_TOL, 1.0 + SUCCESS_TOL
     df = df.with_columns(
         pl.col("task_id").cast(pl.String),
         pl.col("reward").cast(pl.Float64),
@@ -121,7 +177,7 @@ def prepare_trials(trials: pl.DataFrame, infra: str) -> pl.DataFrame:
         infra_expr.alias("_infra"),
     )
     df = df.with_columns(
-        (pl.col("reward").is_between(lo, hi).fill_null(False) & ~pl.col("_infra")).alias("_success"),
+        (success_expr("reward") & ~pl.col("_infra")).alias("_success"),
         (~pl.col("_infra") if infra == "drop" else pl.lit(True)).alias("_kept"),
         # τ-bench: N = number of distinct trial indices in the run (over all of the run's rows)
         pl.when(pl.col("format") == "taubench")

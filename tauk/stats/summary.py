@@ -8,18 +8,18 @@ from typing import Any
 
 import polars as pl
 
+from tauk._compat import keyword_options
+from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.table import SummaryTable
 
-from ._core import normalize_by, normalize_k, prepare_trials, task_groups
-from .passk import (
+from ._core import as_trials, check_ci, normalize_by, normalize_k, prepare_trials, task_groups
+from ._estimate import (
     ESTIMATE_FIELDS,
     LONG_SCHEMA,
-    _check_ci,
-    _ci_note,
-    _resolve_ks,
-    as_trials,
+    ci_note,
     estimate_group,
     long_frame,
+    resolve_ks,
     warn_excluded,
 )
 
@@ -39,7 +39,7 @@ GROUP_SCHEMA = {
 
 @dataclass(frozen=True)
 class Summary:
-    """Per-group upstream metrics.
+    """Per-group upstream metrics (immutable; from :func:`summarize`).
 
     ``groups``: one row per group — group keys, agent, domain (the group's unique value, null if mixed),
     n_simulations (kept), n_tasks (with ≥ 1 kept trial), n_tasks_no_kept (tasks every trial of which was dropped),
@@ -57,6 +57,7 @@ class Summary:
     seed: int | None
     groups: pl.DataFrame
     pass_hat_k: pl.DataFrame
+    reward: str = "reward"
 
     def to_frame(self) -> pl.DataFrame:
         """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …}."""
@@ -92,6 +93,7 @@ class Summary:
         return out
 
     def summary(self) -> SummaryTable:
+        """The table (text, HTML, LaTeX): one row per group, one ``pass^k`` column per k."""
         ks = sorted(set(self.pass_hat_k["k"].to_list())) if self.pass_hat_k.height else []
         labels = [c for c in ("agent", "domain") if c not in self.by]
         cols = [*self.by, *labels, "sims", "tasks", "infra", "avg_reward", "avg_cost"] + [f"pass^{k}" for k in ks]
@@ -113,7 +115,7 @@ class Summary:
             rows.append(cells)
         notes = [
             f"infrastructure errors: {'dropped before every metric' if self.infra == 'drop' else 'counted as failed trials'}",
-            _ci_note(self.ci, self.method, self.resamples, self.seed) + ("" if self.ci is not None else " (± is se_tasks)"),
+            ci_note(self.ci, self.method, self.resamples, self.seed) + ("" if self.ci is not None else " (± is se_tasks)"),
         ]
         nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
         if nk:
@@ -131,27 +133,59 @@ def _unique_or_null(col: str) -> pl.Expr:
     return pl.when(pl.col(col).n_unique() == 1).then(pl.col(col).first()).otherwise(None).alias(col)
 
 
+@keyword_options(("trials", "by", "infra", "k", "ci", "method", "resamples", "seed", "progress"))
 def summarize(
     trials: Any,
+    *,
     by: str | Sequence[str] | None = ("run_id",),
-    infra: str = "drop",
     k: int | Iterable[int] | None = None,
-    ci: float | None = None,
-    method: str = "bca",
-    resamples: int = 9999,
-    seed: int | None = 0,
+    ci: float | None = CI_LEVEL,
+    method: str = CI_METHOD,
+    resamples: int = RESAMPLES,
+    seed: int | None = SEED,
+    infra: str = INFRA,
+    reward: str = "reward",
     progress: bool | None = None,
 ) -> Summary:
-    """The upstream metrics per group (SPEC §3), plus se_tasks / se_rerun and, when ``ci`` is a level, an interval.
+    """The upstream metrics per group (SPEC §3) with se_tasks / se_rerun and a task-bootstrap interval.
 
-    ``trials`` is a trials frame or a :class:`tauk.Results`; with a Results and ``by=("run_id",)`` runs without any
-    simulation are reported too (n_simulations 0, metrics null). Point estimates equal the upstream code's.
+    Point estimates equal the upstream code's (τ²-bench ``compute_metrics`` / τ-bench ``display_metrics``).
+
+    Parameters
+    ----------
+    trials
+        A trials frame or a :class:`tauk.Results` (see :func:`as_trials`). With a Results and
+        ``by=("run_id",)``, runs without any simulation are reported too (n_simulations 0, metrics null).
+    by
+        Column(s) to group by (default one group per run); ``None`` for a single group.
+    k
+        The k of pass^k (default 1 … min(num_trials, min_t n_t) per group); see :func:`pass_hat_k`.
+    ci
+        Confidence level (default :data:`tauk.conventions.CI_LEVEL`); ``None`` for no interval (then only the
+        standard errors; much faster).
+    method, resamples, seed, infra, reward, progress
+        As for :func:`pass_hat_k`; ``avg_reward`` is the mean of the ``reward`` column too.
+
+    Returns
+    -------
+    Summary
+        ``groups`` (one row per group), ``pass_hat_k`` (long), ``to_frame()``, ``records()``, ``summary()``.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data")
+    >>> s = tauk.stats.summarize(res, by="agent", ci=None)
+    >>> s.groups.select("agent", "n_simulations", "avg_reward").rows()
+    [('atlas-large', 200, 0.765), ('atlas-small', 200, 0.51), ('baseline', 200, 0.335)]
+    >>> s.records()[2]["pass_hat_k"]["4"]["estimate"]
+    0.08
     """
     by_t = normalize_by(by)
-    _check_ci(ci, method, resamples)
+    check_ci(ci, method, resamples)
     ks = normalize_k(k)
     raw = as_trials(trials)
-    df = prepare_trials(raw, infra)
+    df = prepare_trials(raw, infra, reward)
     groups = task_groups(df, by_t)
     gkeys = by_t or ("__all__",)
     gdf = df if by_t else df.with_columns(pl.lit(0).alias("__all__"))
@@ -170,7 +204,7 @@ def summarize(
     gschema = {c: t for c, t in GROUP_SCHEMA.items() if c not in by_t}
     grows.update({c: [] for c in gschema})
     for g in groups:
-        rows = estimate_group(g, _resolve_ks(g, ks), "pass^k", ci, method, resamples, seed, progress)
+        rows = estimate_group(g, resolve_ks(g, ks), "pass^k", ci, method, resamples, seed, progress)
         keyed.append((g.key, rows))
         m = meta_rows[g.key]
         for i, c in enumerate(by_t):
@@ -180,14 +214,14 @@ def summarize(
         grows["n_tasks"].append(g.T)
         grows["n_tasks_no_kept"].append(g.n_tasks_no_kept)
     if ks is not None:
-        warn_excluded(by_t, keyed)
+        warn_excluded(by_t, keyed, stacklevel=4)
     schema = {c: df.schema[c] for c in by_t}
     schema.update(gschema)
     gframe = pl.DataFrame(grows, schema=schema)
     runs = getattr(trials, "runs", None)
     if by_t == ("run_id",) and isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         gframe = _add_empty_runs(gframe, runs)
-    return Summary(by_t, infra, ci, method.lower(), resamples, seed, gframe, long_frame(by_t, df.schema, keyed))
+    return Summary(by_t, infra, ci, method.lower(), resamples, seed, gframe, long_frame(by_t, df.schema, keyed), reward)
 
 
 def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
