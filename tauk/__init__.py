@@ -1,18 +1,57 @@
 """tauk: analyse τ²-bench / τ-bench trial logs in Polars.
 
+The statistics (scipy) and scoring layers are imported on first use, so ``import tauk`` and the command line's
+``--help`` stay quick.
+
+Examples
+--------
 >>> import tauk
->>> res = tauk.load("data/")                                  # doctest: +SKIP
->>> tauk.stats.summarize(res, by="agent", ci=0.95).summary()   # doctest: +SKIP
+>>> res = tauk.load("data")
+>>> s = tauk.stats.summarize(res, by="agent", k=1, ci=None)
+>>> s.groups.select("agent", "n_tasks").rows()
+[('atlas-large', 50), ('atlas-small', 50), ('baseline', 50)]
 """
 
-from tauk import scoring, stats
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, StatsWarning, TaukError
 from tauk.io import load_tasks
-from tauk.io.leaderboard import load_leaderboard
 from tauk.results import Results, load
-from tauk.scoring import audit, score
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tauk import scoring, stats
+    from tauk.io.leaderboard import load_leaderboard
+    from tauk.scoring import audit, score
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "scoring": ("tauk.scoring", None),
+    "stats": ("tauk.stats", None),
+    "score": ("tauk.scoring", "score"),
+    "audit": ("tauk.scoring", "audit"),
+    "load_leaderboard": ("tauk.io.leaderboard", "load_leaderboard"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the statistics and scoring layers on first use (PEP 562)."""
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        value = importlib.import_module(module)
+        if attr is not None:
+            value = getattr(value, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tauk' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "EvaluationError",

@@ -102,3 +102,21 @@ def test_no_library_imports_the_cli():
         if _part(_module_name(p)) != "cli" and any(m.startswith("tauk.cli") for _, m, _ in _imports(p))
     ]
     assert users == []
+
+
+def test_import_tauk_and_the_cli_stay_light():
+    """``import tauk`` and building the command line load neither scipy nor matplotlib nor ipywidgets (the
+    statistics and scoring layers load on first use), so ``tauk --help`` starts about as fast as Polars."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tauk, tauk.cli; tauk.cli.build_parser(); "
+        "print(sorted(m for m in ('scipy', 'matplotlib', 'ipywidgets', 'tauk.stats', 'tauk.scoring') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    code = "import tauk; print(tauk.stats.__name__, tauk.score.__name__, 'load_leaderboard' in dir(tauk))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["tauk.stats", "score", "True"]
