@@ -12,11 +12,11 @@ byte-identical files (figures are saved without timestamps; the README carries n
 Layout of the output folder::
 
     README.md                         index of everything written (with the PNGs inline)
-    tables/summary_agent_domain.{md,tex}   upstream metrics + pass^k intervals per agent × domain
-    tables/summary_agent.{md,tex}          … per agent (all domains)
-    tables/summary_run.{md,tex}            … per results file
-    tables/comparisons.{md,tex}            all pairs of agents, paired on shared tasks, Holm-adjusted
-    tables/comparisons_by_domain.{md,tex}  the same within each domain (when there are several)
+    tables/summary_agent_domain.{md,tex,csv}   upstream metrics + pass^k intervals per agent × domain
+    tables/summary_agent.{md,tex,csv}          … per agent (all domains)
+    tables/summary_run.{md,tex,csv}            … per results file
+    tables/comparisons.{md,tex,csv}            all pairs of agents, paired on shared tasks, Holm-adjusted
+    tables/comparisons_by_domain.{md,tex,csv}  the same within each domain (when there are several)
     figures/<name>.{pdf,png}               see ``FIGURES``
 """
 
@@ -31,6 +31,7 @@ from typing import Any
 import polars as pl
 
 from tauk.errors import TaukError
+from tauk.table import markdown_escape
 
 __all__ = ["write_report", "DEFAULT_RESAMPLES", "FIGURES", "markdown_table"]
 
@@ -52,29 +53,12 @@ FIGURES: dict[str, str] = {
 """Every figure the report can write, by file name (without extension)."""
 
 
-def md_escape(s: Any) -> str:
-    """Text safe inside a Markdown table (and the HTML it becomes): ``& < >`` as entities so no tag can form,
-    backslash, backtick and pipe escaped, newlines folded — model and agent names are untrusted."""
-    text = str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("\\", "\\\\").replace("`", "\\`").replace("|", "\\|").replace("\n", " ")
+md_escape = markdown_escape  # the old name
 
 
 def markdown_table(table: Any, level: int = 2) -> str:
-    """A :class:`tauk.stats.SummaryTable` (anything with title, columns, notes and ``_cells()``) as GitHub Markdown:
-    a heading, a pipe table (cells formatted as in the text/LaTeX renderings, pipes escaped) and the notes."""
-
-    def esc(s: str) -> str:
-        return md_escape(s)
-
-    cells = table._cells()
-    lines = [f"{'#' * level} {esc(table.title)}", ""]
-    lines.append("| " + " | ".join(esc(c) for c in table.columns) + " |")
-    lines.append("|" + "|".join("---" for _ in table.columns) + "|")
-    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in cells]
-    if table.notes:
-        lines.append("")
-        lines += [f"- {esc(n)}" for n in table.notes]
-    return "\n".join(lines) + "\n"
+    """A :class:`tauk.table.SummaryTable` as GitHub Markdown (its :meth:`~tauk.table.SummaryTable.to_markdown`)."""
+    return table.to_markdown(level=level)
 
 
 @dataclass
@@ -92,12 +76,12 @@ class _Index:
 def _write_table(idx: _Index, name: str, what: str, table: Any) -> None:
     tdir = idx.out / "tables"
     tdir.mkdir(parents=True, exist_ok=True)
-    md = tdir / f"{name}.md"
-    tex = tdir / f"{name}.tex"
-    md.write_text(markdown_table(table, level=1), encoding="utf-8")
-    tex.write_text(table.to_latex() + "\n", encoding="utf-8")
-    idx.written += [md, tex]
-    idx.tables.append((name, what, [md, tex]))
+    md, tex, csv = (tdir / f"{name}.{ext}" for ext in ("md", "tex", "csv"))
+    md.write_text(table.to_markdown(level=1), encoding="utf-8")
+    tex.write_text(table.to_latex(label=f"tab:{name}") + "\n", encoding="utf-8")
+    csv.write_text(table.to_csv(), encoding="utf-8")
+    idx.written += [md, tex, csv]
+    idx.tables.append((name, what, [md, tex, csv]))
 
 
 def _write_figure(idx: _Index, name: str, make: Callable[[], Any], formats: Sequence[str]) -> None:
@@ -265,8 +249,8 @@ def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: 
         "",
     ]
     for name, what, paths in idx.tables:
-        md, tex = paths
-        L.append(f"- **{name}** — {what}: [Markdown]({idx.rel(md)}) · [LaTeX]({idx.rel(tex)})")
+        md, tex, csv = paths
+        L.append(f"- **{name}** — {what}: [Markdown]({idx.rel(md)}) · [LaTeX]({idx.rel(tex)}) · [CSV]({idx.rel(csv)})")
     L += ["", "## Figures", ""]
     for name, what, paths in idx.figures:
         links = " · ".join(f"[{p.suffix[1:].upper()}]({idx.rel(p)})" for p in paths)

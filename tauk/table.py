@@ -1,18 +1,83 @@
-"""The one table renderer of tauk: every result's ``summary()`` is a :class:`SummaryTable` (text, HTML, LaTeX)."""
+"""The one table renderer of tauk: every result's ``summary()`` is a :class:`SummaryTable`.
+
+One table, every target, each with its own escaping: terminal text that fits 100 columns (control characters
+made visible, long labels shortened, wide tables split into blocks), GitHub Markdown (``|``, ``<``, ``[``, CR/LF and
+the other markup characters escaped), CSV and a Polars frame (numbers as numbers, an interval as three columns
+``x``, ``x_ci_low``, ``x_ci_high``), HTML (escaped) and LaTeX (specials escaped; a ``table`` float with a
+``\\label`` that fits ``\\columnwidth``; needs ``\\usepackage{booktabs,array,graphicx}`` — all in a stock TeX Live).
+
+Examples
+--------
+>>> t = SummaryTable.build("pass^k", ["agent", "pass^1"], [["a|b", Interval(0.5, 0.25, 0.75)]],
+...                        fields=["agent", "pass_hat_1"], notes=["95% bca interval"])
+>>> print(t.to_text())
+pass^k
+======
+agent                   pass^1
+------------------------------
+a|b    0.5000 [0.2500, 0.7500]
+* 95% bca interval
+>>> print(t.to_csv(), end="")
+agent,pass_hat_1,pass_hat_1_ci_low,pass_hat_1_ci_high
+a|b,0.5,0.25,0.75
+>>> print(t.to_markdown())
+### pass^k
+<BLANKLINE>
+| agent | pass^1 |
+|---|---|
+| a\\|b | 0.5000 [0.2500, 0.7500] |
+<BLANKLINE>
+- 95% bca interval
+<BLANKLINE>
+"""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SummaryTable", "fmt", "latex_escape"]
+__all__ = [
+    "Interval",
+    "SummaryTable",
+    "fmt",
+    "latex_escape",
+    "markdown_escape",
+    "terminal_safe",
+    "LATEX_PACKAGES",
+]
+
+LATEX_PACKAGES = ("booktabs", "array", "graphicx")
+"""The LaTeX packages :meth:`SummaryTable.to_latex` needs (all in a stock TeX Live: ``\\usepackage{booktabs,array,graphicx}``)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its interval: one cell in text, three columns (``x``, ``x_ci_low``, ``x_ci_high``) in CSV.
+
+    >>> fmt(Interval(0.42, 0.3, 0.55), 2), fmt(Interval(0.42, None, None), 2)
+    ('0.42 [0.30, 0.55]', '0.42')
+    """
+
+    estimate: float | None
+    low: float | None = None
+    high: float | None = None
 
 
 def fmt(value: Any, digits: int = 4) -> str:
-    """Format one cell: floats to ``digits`` significant decimals, None/NaN as an em dash."""
+    """Format one cell: floats to ``digits`` decimals, None/NaN as an em dash, an :class:`Interval` as
+    ``estimate [low, high]``."""
+    if isinstance(value, Interval):
+        if value.estimate is None:
+            return "—"
+        if value.low is None or value.high is None:
+            return fmt(value.estimate, digits)
+        return f"{fmt(value.estimate, digits)} [{fmt(value.low, digits)}, {fmt(value.high, digits)}]"
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -26,6 +91,36 @@ def fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+# ---- escaping, one function per target ----------------------------------------------------------------------
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: Any) -> str:
+    """Text safe to print on a terminal: control characters (ANSI escapes, CR, bidi overrides …) made visible.
+
+    >>> terminal_safe("red\\x1b[31m\\nline")
+    'red\\\\x1b[31m\\\\nline'
+    """
+    return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1] if m.group(0) != "\x7f" else "\\x7f", str(text))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|!])")
+
+
+def markdown_escape(text: Any) -> str:
+    """Text safe inside a Markdown table cell (and the HTML it becomes): ``& < >`` as entities so no tag forms,
+    ``\\ ` * [ ] | !`` escaped so no cell break, link, image, code span or emphasis forms, line breaks folded and
+    other control characters dropped (``_`` inside names is left as it is: it does not emphasise mid-word).
+
+    >>> print(markdown_escape("![x](http://e.vil) <img onerror=1> a|b\\r\\nc"))
+    \\!\\[x\\](http://e.vil) &lt;img onerror=1&gt; a\\|b c
+    """
+    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = re.sub(r"[\r\n\u2028\u2029]+", " ", s)
+    s = _CONTROL.sub("", s)
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -37,47 +132,65 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "\n": " ",
+    "\r": " ",
 }
 
 
-def latex_escape(text: str) -> str:
-    r"""Escape LaTeX's special characters in ``text`` (every cell of :meth:`SummaryTable.to_latex` goes through it).
-
-    Parameters
-    ----------
-    text
-        Any text, e.g. a label read from a results file.
-
-    Returns
-    -------
-    str
-        The text, safe inside a LaTeX table.
+def latex_escape(text: Any) -> str:
+    r"""Escape LaTeX's special characters in ``text`` (line breaks become spaces, control characters dropped).
 
     Examples
     --------
     >>> print(latex_escape("pass^1 of gpt_4 (50%)"))
     pass\textasciicircum{}1 of gpt\_4 (50\%)
     """
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    s = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    return _CONTROL.sub("", s)
 
 
 _latex_escape = latex_escape  # the old private name
 
 
+_MARK = "\ue000"  # a break point, placed before escaping and turned into \allowbreak{} after
+_BREAK_AFTER = re.compile(r"([_\-./:,;=+|])")
+_LONG_WORD = re.compile(r"[A-Za-z0-9]{12,}")
+
+
+def _breakable(text: str) -> str:
+    """``text`` escaped for LaTeX, allowed to break after ``_ - . / :`` and every 10 characters of a long word."""
+    s = _BREAK_AFTER.sub(lambda m: m.group(0) + _MARK, text)
+    s = _LONG_WORD.sub(lambda m: _MARK.join(m.group(0)[i : i + 10] for i in range(0, len(m.group(0)), 10)), s)
+    return latex_escape(s).replace(_MARK, r"\allowbreak{}")
+
+
+def _shorten(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2 + (width - 1) % 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+
+
+# ---- the table ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SummaryTable:
-    """A titled table with optional notes; renders as text (``str``), HTML (``_repr_html_``) and LaTeX.
+    """A titled table with notes, rendered for every target from one place.
 
-    Every cell is escaped for the target format, so labels taken from result files are safe to display. ``align``
-    optionally gives one ``"l"`` / ``"r"`` per column for the text rendering (default: every cell right-aligned).
+    ``columns`` are the display names (text, Markdown, HTML, LaTeX); ``fields`` the machine names of the same
+    columns (CSV, :meth:`to_frame`, :meth:`records`; default: the display names). ``keys``: how many leading
+    columns identify a row (repeated when a wide text table is split into blocks). ``align``: one ``"l"``/``"r"``
+    per column for text (default: labels left, numbers right). ``label``: the LaTeX ``\\label`` (default from the
+    title).
 
     Examples
     --------
-    >>> print(SummaryTable.build("t", ["name", "n"], [["a", 1], ["bcd", 22]], ["a note"], align="lr"))
-    ... # doctest: +NORMALIZE_WHITESPACE
+    >>> print(SummaryTable.build("t", ["name", "n"], [["a", 1], ["bcd", 22]], ["a note"]))
     t
     =
-    name  n
+    name   n
     --------
     a      1
     bcd   22
@@ -90,6 +203,9 @@ class SummaryTable:
     notes: tuple[str, ...] = field(default_factory=tuple)
     digits: int = 4
     align: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    keys: int = 1
+    label: str | None = None
 
     @classmethod
     def build(
@@ -100,34 +216,150 @@ class SummaryTable:
         notes: Sequence[str] = (),
         digits: int = 4,
         align: Sequence[str] = (),
+        *,
+        fields: Sequence[str] = (),
+        keys: int = 1,
+        label: str | None = None,
     ) -> SummaryTable:
-        """Build a table from any sequences (``align``: one ``"l"`` / ``"r"`` per column, optional)."""
-        return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits, tuple(align))
+        """Build a table from any sequences (see the class docs for the options)."""
+        if fields and len(fields) != len(columns):
+            raise ValueError("fields must name every column")
+        return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits, tuple(align),
+                   tuple(fields), keys, label)  # fmt: skip
 
-    def _cells(self) -> list[list[str]]:
-        return [[fmt(v, self.digits) for v in row] for row in self.rows]
+    # -- cells --------------------------------------------------------------------------------------------------
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        return self.fields or self.columns
 
-    def __str__(self) -> str:
-        cells = self._cells()
-        widths = [len(c) for c in self.columns]
+    def _cells(self, digits: int | None = None) -> list[list[str]]:
+        d = self.digits if digits is None else digits
+        return [[fmt(v, d) for v in row] for row in self.rows]
+
+    def _left(self) -> list[bool]:
+        if self.align:
+            return [i < len(self.align) and self.align[i] == "l" for i in range(len(self.columns))]
+        return [all(isinstance(r[i], str) or r[i] is None for r in self.rows) and
+                any(isinstance(r[i], str) for r in self.rows) for i in range(len(self.columns))]  # fmt: skip
+
+    # -- text ---------------------------------------------------------------------------------------------------
+    def to_text(self, *, width: int = 100, digits: int | None = None, wide: bool = False,
+                max_label: int = 32) -> str:  # fmt: skip
+        """Plain text for a terminal: control characters made visible; unless ``wide``, labels longer than
+        ``max_label`` shortened in the middle and a table wider than ``width`` split into blocks of columns (the
+        key columns repeated in each)."""
+        cols = [terminal_safe(c) for c in self.columns]
+        cells = [[terminal_safe(c) for c in row] for row in self._cells(digits)]
+        if not wide:
+            cells = [[_shorten(c, max_label) for c in row] for row in cells]
+        widths = [len(c) for c in cols]
         for row in cells:
             widths = [max(w, len(c)) for w, c in zip(widths, row)]
-        line = "  ".join(c.ljust(w) for c, w in zip(self.columns, widths))
-        out = [self.title, "=" * max(len(self.title), 1), line, "-" * len(line)]
-        left = [i < len(self.align) and self.align[i] == "l" for i in range(len(widths))]
-        out += ["  ".join(c.ljust(w) if lf else c.rjust(w) for c, w, lf in zip(row, widths, left)) for row in cells]
-        out += [f"* {n}" for n in self.notes]
+        left = self._left()
+        title = terminal_safe(self.title)
+        out = [title, "=" * max(len(title), 1)]
+        blocks = [list(range(len(cols)))] if wide else self._blocks(widths, width)
+        for b, block in enumerate(blocks):
+            if b:
+                out.append("")
+            line = "  ".join(cols[i].ljust(widths[i]) if left[i] else cols[i].rjust(widths[i]) for i in block)
+            out += [line.rstrip(), "-" * len(line)]
+            for row in cells:
+                out.append("  ".join(row[i].ljust(widths[i]) if left[i] else row[i].rjust(widths[i])
+                                     for i in block).rstrip())  # fmt: skip
+        out += [f"* {terminal_safe(n)}" for n in self.notes]
         return "\n".join(out)
 
-    def __repr__(self) -> str:
-        return str(self)
+    def _blocks(self, widths: list[int], width: int) -> list[list[int]]:
+        keys = list(range(min(self.keys, len(widths))))
+        base = sum(widths[i] + 2 for i in keys)
+        blocks: list[list[int]] = []
+        current: list[int] = []
+        used = base
+        for i in range(len(keys), len(widths)):
+            if current and used + widths[i] + 2 > width + 2:
+                blocks.append(keys + current)
+                current, used = [], base
+            current.append(i)
+            used += widths[i] + 2
+        blocks.append(keys + current)
+        return blocks
 
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    # -- Markdown -----------------------------------------------------------------------------------------------
+    def to_markdown(self, *, level: int = 3, digits: int | None = None) -> str:
+        """GitHub Markdown: a heading, a pipe table and the notes as a list; every cell escaped."""
+        lines = [f"{'#' * level} {markdown_escape(self.title)}", ""]
+        lines.append("| " + " | ".join(markdown_escape(c) for c in self.columns) + " |")
+        lines.append("|" + "|".join("---" for _ in self.columns) + "|")
+        for raw, row in zip(self.rows, self._cells(digits)):  # numbers need no escaping, text from files does
+            lines.append("| " + " | ".join(c if isinstance(v, int | float | Interval) else markdown_escape(c)
+                                           for v, c in zip(raw, row)) + " |")  # fmt: skip
+        if self.notes:
+            lines.append("")
+            lines += [f"- {markdown_escape(n)}" for n in self.notes]
+        return "\n".join(lines) + "\n"
+
+    # -- numbers: CSV, frame, records -----------------------------------------------------------------------------
+    def _flat(self, digits: int | None) -> tuple[list[str], list[list[Any]]]:
+        """Field names and raw values, intervals expanded into three columns, floats rounded to ``digits``."""
+        has_interval = [any(isinstance(r[i], Interval) for r in self.rows) for i in range(len(self.columns))]
+        names: list[str] = []
+        for name, iv in zip(self.field_names, has_interval):
+            names += [name, f"{name}_ci_low", f"{name}_ci_high"] if iv else [name]
+
+        def num(v: Any) -> Any:
+            if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+                return None
+            if isinstance(v, float) and digits is not None:  # decimals, or significant digits for tiny values
+                return float(f"{v:.{digits - 1}e}") if v != 0 and abs(v) < 10 ** (-digits) else round(v, digits)
+            return v
+
+        rows = []
+        for row in self.rows:
+            flat: list[Any] = []
+            for v, iv in zip(row, has_interval):
+                if iv:
+                    x = v if isinstance(v, Interval) else Interval(v)
+                    flat += [num(x.estimate), num(x.low), num(x.high)]
+                else:
+                    flat.append(num(v))
+            rows.append(flat)
+        return names, rows
+
+    def to_csv(self, *, digits: int | None = None) -> str:
+        """CSV with the machine field names; an interval as ``x, x_ci_low, x_ci_high``; floats rounded to
+        ``digits`` decimals (default: the table's); text with control characters dropped."""
+        names, rows = self._flat(self.digits if digits is None else digits)
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(names)
+        for r in rows:
+            w.writerow(["" if v is None else _CONTROL.sub("", v) if isinstance(v, str) else v for v in r])
+        return buf.getvalue()
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict per row with the machine field names and full-precision numbers."""
+        names, rows = self._flat(None)
+        return [dict(zip(names, r)) for r in rows]
+
+    def to_frame(self) -> Any:
+        """The table as a Polars frame (machine names, full-precision numbers, intervals as three columns)."""
+        import polars as pl
+
+        names, rows = self._flat(None)
+        return pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+
+    # -- HTML -------------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
         esc = html.escape
         head = "".join(f"<th>{esc(c)}</th>" for c in self.columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self._cells()
-        )
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self._cells())
         notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
         notes_html = f"<ul class='tauk-notes'>{notes}</ul>" if notes else ""
         return (
@@ -135,20 +367,52 @@ class SummaryTable:
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes_html}</div>"
         )
 
-    def to_latex(self) -> str:
-        """A ``tabular`` inside a ``table`` float (booktabs rules), every cell escaped."""
-        spec = "l" * len(self.columns)
+    def to_html(self) -> str:
+        """The HTML rendering (every cell escaped)."""
+        return self._repr_html_()
+
+    # -- LaTeX ------------------------------------------------------------------------------------------------
+    def to_latex(self, *, label: str | None = None, digits: int | None = None) -> str:
+        """A ``table`` float with a caption and ``\\label``, booktabs rules, every cell escaped. It fits
+        ``\\columnwidth``: a small font, long labels wrap in ragged-right columns, an interval sits on two lines
+        under its estimate, and a table still too wide is scaled down to the column. Needs
+        ``\\usepackage{booktabs,array,graphicx}`` (:data:`LATEX_PACKAGES`)."""
+        d = self.digits if digits is None else digits
+        left = self._left()
+        spec = []
+        for i, lf in enumerate(left):
+            longest = max([len(str(r[i])) for r in self.rows if isinstance(r[i], str)] + [0])
+            spec.append(r">{\raggedright\arraybackslash}p{2.4cm}" if lf and longest > 16 else ("l" if lf else "r"))
+
+        def cell(v: Any, i: int) -> str:
+            if isinstance(v, Interval) and v.estimate is not None and v.low is not None and v.high is not None:
+                return (rf"\begin{{tabular}}[t]{{@{{}}r@{{}}}}{fmt(v.estimate, d)}\\"
+                        rf"{{\scriptsize[{fmt(v.low, d)}, {fmt(v.high, d)}]}}\end{{tabular}}")  # fmt: skip
+            text = fmt(v, d)
+            return _breakable(text) if spec[i].endswith("p{2.4cm}") else latex_escape(text)
+
+        tag = label or self.label or "tab:" + (re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "table")
         lines = [
-            r"\begin{table}[ht]",
+            "% needs \\usepackage{" + ",".join(LATEX_PACKAGES) + "}",
+            r"\begin{table}[tbp]",
             r"\centering",
-            rf"\caption{{{latex_escape(self.title)}}}",
-            rf"\begin{{tabular}}{{{spec}}}",
+            rf"\caption{{{latex_escape(self.title)}}}\label{{{latex_escape(tag)}}}",
+            r"\footnotesize\setlength{\tabcolsep}{3pt}%",
+            r"\sbox0{\begin{tabular}{@{}" + "".join(spec) + "@{}}",
             r"\toprule",
             " & ".join(latex_escape(c) for c in self.columns) + r" \\",
             r"\midrule",
         ]
-        lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in self._cells()]
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [rf"\par\footnotesize {latex_escape(n)}" for n in self.notes]
+        # \relax: a row starting with "[" must not be read as the optional argument of the \\ before it
+        lines += [r"\relax " + " & ".join(cell(v, i) for i, v in enumerate(row)) + r" \\" for row in self.rows]
+        lines += [
+            r"\bottomrule",
+            r"\end{tabular}}%",
+            r"\ifdim\wd0>\columnwidth\resizebox{\columnwidth}{!}{\usebox0}\else\usebox0\fi",
+        ]
+        if self.notes:
+            lines.append(r"\par\smallskip\parbox{\columnwidth}{\scriptsize\raggedright")
+            lines += [latex_escape(n) + r"\par" for n in self.notes]
+            lines.append("}")
         lines.append(r"\end{table}")
         return "\n".join(lines)

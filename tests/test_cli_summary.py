@@ -62,11 +62,12 @@ def test_summary_ci_fields(capsys, shared_data):
     assert r["pass_hat_k"]["1"]["se_rerun"] is not None and r["pass_hat_k"]["4"]["se_rerun"] is None  # n ≥ 2k
 
 
-@pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
-def test_other_formats(capsys, shared_data, fmt):
+@pytest.mark.parametrize(("fmt", "column"), [("table", "pass^4"), ("csv", "pass_hat_4_ci_high"),
+                                              ("markdown", "pass^4"), ("latex", r"pass\textasciicircum{}4")])
+def test_other_formats(capsys, shared_data, fmt, column):
     assert main(["summary", str(shared_data / "tau2/v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json"), "--format", fmt]) == 0
     out = capsys.readouterr().out
-    assert "pass^4" in out and "0.8" in out
+    assert column in out and "0.8" in out
 
 
 def test_console_script_and_bad_file(tmp_path):

@@ -130,4 +130,4 @@ def test_untrusted_names_are_escaped_in_markdown_and_latex(tmp_path):
     index = (tmp_path / "README.md").read_text()
     for text in (md, index):
         assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
-    assert r"m\_1 \& 50\%" in tex
+    assert r"m\_1 \& 50\%" in tex.replace(r"\allowbreak{}", "")

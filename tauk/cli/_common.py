@@ -10,8 +10,6 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-import polars as pl
-
 from tauk.conventions import CI_METHOD, RESAMPLES, SEED
 from tauk.errors import LoadWarning, TaukError
 
@@ -103,16 +101,32 @@ def split_list(text: str | None) -> list[str] | None:
     return [b.strip() for b in text.split(",") if b.strip()] if text else None
 
 
-def write_frame(frame: pl.DataFrame, fmt: str) -> None:
-    """Write a frame as ``table`` (text), ``csv`` or ``markdown`` to stdout."""
+FORMATS = ("table", "json", "csv", "markdown", "latex")
+
+
+def add_format_args(p: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
+    p.add_argument("--format", default="table", choices=list(formats), help="output format (default: table)")
+    p.add_argument("--digits", type=int, default=4, help="decimals of table, CSV, Markdown and LaTeX numbers "
+                   "(default: 4; JSON keeps full precision)")  # fmt: skip
+    p.add_argument("--wide", action="store_true", help="table format: do not fit 100 columns or shorten labels")
+
+
+def write_table(table: Any, args: argparse.Namespace) -> None:
+    """Write a :class:`tauk.table.SummaryTable` in ``args.format`` (table, csv, markdown or latex)."""
+    fmt, digits = args.format, args.digits
     if fmt == "csv":
-        sys.stdout.write(frame.write_csv())
+        text = table.to_csv(digits=digits)
     elif fmt == "markdown":
-        cols = frame.columns
-        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        for row in frame.iter_rows():
-            lines.append("| " + " | ".join("" if v is None else str(v) for v in row) + " |")
-        sys.stdout.write("\n".join(lines) + "\n")
+        text = table.to_markdown(digits=digits)
+    elif fmt == "latex":
+        text = table.to_latex(digits=digits) + "\n"
     else:
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60):
-            sys.stdout.write(str(frame) + "\n")
+        text = table.to_text(digits=digits, wide=args.wide) + "\n"
+    sys.stdout.write(text)
+
+
+def frame_table(title: str, frame: Any, notes: Sequence[str] = (), keys: int = 1) -> Any:
+    """A SummaryTable of a Polars frame's rows (for tables that are not a result's ``summary()``)."""
+    from tauk.table import SummaryTable
+
+    return SummaryTable.build(title, frame.columns, frame.rows(), notes, keys=keys)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from tauk.cli._common import add_load_args, load_inputs, print_json, write_frame
-
-_COLUMNS = ["run", "n_checked", "communicate_mismatch", "action_mismatch", "reward_mismatch", "n_simulations"]
+from tauk.cli._common import add_format_args, add_load_args, frame_table, load_inputs, print_json, write_table
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -18,11 +17,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.format == "json":
         print_json(a.records())
     else:
-        write_frame(a.to_frame().select(_COLUMNS), "table")
-        if not a.ok:
-            m = a.mismatches()
-            print(f"{m.height} mismatch(es):")
-            write_frame(m.drop("run_id"), "table")
+        write_table(a.summary(), args)
+        m = a.mismatches()
+        if m.height:
+            sys.stdout.write("\n")
+            write_table(frame_table(f"{m.height} mismatch(es)", m.drop("run_id"), keys=2), args)
+    if args.check and not a.ok:
+        return 1
     return 0
 
 
@@ -33,7 +34,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="recompute COMMUNICATE, ACTION and the reward and count disagreements with the record, per run",
     )
     add_load_args(p)
-    p.add_argument("--format", default="table", choices=["table", "json"])
+    add_format_args(p)
+    p.add_argument("--check", action="store_true", help="exit with status 1 when any run has a mismatch (for CI)")
     p.add_argument("--tasks", default=None, metavar="TASKS_FILE", help="re-grade with these task definitions")
     p.set_defaults(func=cmd_audit)
     return p

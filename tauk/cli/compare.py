@@ -7,9 +7,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import polars as pl
-
-from tauk.cli._common import add_ci_args, add_load_args, load_inputs, print_json, split_list, write_frame
+from tauk.cli._common import (
+    add_ci_args,
+    add_format_args,
+    add_load_args,
+    load_inputs,
+    print_json,
+    split_list,
+    write_table,
+)
 from tauk.conventions import CI_LEVEL
 from tauk.errors import TaukError
 
@@ -53,13 +59,35 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for lab in (args.a, args.b):
         if lab not in labels:
             raise TaukError(f"no run has agent label {lab!r}; labels present: {sorted(labels)}")
-    recs = compare_records(res, args.a, args.b, args.k, split_list(args.by), args.adjust, args.ci or CI_LEVEL,
+    by = split_list(args.by)
+    recs = compare_records(res, args.a, args.b, args.k, by, args.adjust, args.ci or CI_LEVEL,
                            args.method, args.resamples, args.seed, args.infra)  # fmt: skip
     if args.format == "json":
         print_json(recs)
     else:
-        write_frame(pl.DataFrame(recs, infer_schema_length=None), args.format)
+        write_table(compare_table(recs, args.a, args.b, args.k, by or [], args), args)
     return 0
+
+
+def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequence[str], args: argparse.Namespace):
+    """The readable table of ``tauk compare``: the estimates, the difference with its interval and the p-values."""
+    from tauk.table import Interval, SummaryTable
+
+    shown = [r for r in recs if r["n_tasks"]]
+    cols = [*by, "tasks", f"pass^{k} {a}", f"pass^{k} {b}", "difference", "p_value", "p_adjusted"]
+    fields = [*by, "n_tasks", "estimate_a", "estimate_b", "difference", "p_value", "p_value_adjusted"]
+    rows = [[*(r[c] for c in by), r["n_tasks"], r["estimate_a"], r["estimate_b"],
+             Interval(r["difference"], r["ci_low"], r["ci_high"]), r["p_value"], r["p_value_adjusted"]]
+            for r in shown]  # fmt: skip
+    notes = [f"difference = {a} − {b}, paired on the tasks both ran; "
+             f"{args.ci or CI_LEVEL:.0%} {args.method} paired task-bootstrap interval",
+             "p_value: sign-flip permutation test"
+             + (f"; p_adjusted: {args.adjust} over the {sum(r['p_value'] is not None for r in shown)} group(s)"
+                if by else "")]  # fmt: skip
+    empty = [r for r in recs if not r["n_tasks"]]
+    if empty:
+        notes.append(f"{len(empty)} group(s) without a shared task are not shown")
+    return SummaryTable.build(f"{a} vs {b}", cols, rows, notes, fields=fields, keys=max(len(by), 1))
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -71,7 +99,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--by", default=None, help="comma-separated columns to split by, e.g. domain")
     p.add_argument("--adjust", default="holm", choices=["holm", "bh", "none"], help="multiple-comparison control")
     p.add_argument("--infra", default="drop", choices=["drop", "fail"])
-    p.add_argument("--format", default="table", choices=["table", "json", "csv", "markdown"])
+    add_format_args(p)
     add_ci_args(p)
     p.set_defaults(func=cmd_compare)
     return p

@@ -118,7 +118,9 @@ class Comparison:
         only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
         if any(only):
             notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
-        return SummaryTable.build(f"{self.a} vs {self.b}", cols, rows, notes)
+        fields = [*self.by, "n_tasks", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p_perm", "p_wilcoxon",
+                  "p_mcnemar"]  # fmt: skip
+        return SummaryTable.build(f"{self.a} vs {self.b}", cols, rows, notes, fields=fields, keys=max(len(self.by), 1))
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
@@ -170,19 +172,34 @@ class MultipleComparison:
     def summary(self) -> SummaryTable:
         """The table (text, HTML, LaTeX): one row per pair; the rank intervals as notes."""
         cols = [*self.by, "a", "b", "tasks", "diff", "ci_low", "ci_high", "p_perm", f"p_{self.adjust}"]
+        fields = [*self.by, "a", "b", "n_tasks", "diff", "ci_low", "ci_high", "p_perm", "p_adjusted"]
+        shown = self.pairs.filter(pl.col("n_tasks") > 0)
+        empty = self.pairs.filter(pl.col("n_tasks").fill_null(0) == 0)
         rows = [
             [*(r[c] for c in self.by), r["a"], r["b"], r["n_tasks"], r["diff"], r["ci_low"], r["ci_high"], r["p_perm"],
              r["p_adjusted"]]
-            for r in self.pairs.iter_rows(named=True)
+            for r in shown.iter_rows(named=True)
         ]
-        notes = [f"p adjusted by {self.adjust} over all {self.pairs.height} comparisons"]
-        for r in self.ranks.iter_rows(named=True):
+        family = int(self.pairs["p_adjusted"].is_not_null().sum())
+        notes = [f"p adjusted by {self.adjust} over the {family} comparison(s) with a p-value"
+                 + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else "")]  # fmt: skip
+        if empty.height:
+            listed = "; ".join(
+                ", ".join(str(r[c]) for c in self.by) + (": " if self.by else "") + f"{r['a']} vs {r['b']}"
+                for r in empty.iter_rows(named=True)
+            )
+            notes.append(f"{empty.height} pair(s) share no task with at least k={self.k} trials and are not shown: "
+                         f"{listed}")  # fmt: skip
+        for r in self.ranks.filter(pl.col("n_tasks") > 0).iter_rows(named=True):
             g = ", ".join(str(r[c]) for c in self.by)
             notes.append(
-                f"{g + ': ' if g else ''}{r[self.label]} rank {r['rank']} "
-                f"[{r['rank_low']}, {r['rank_high']}] on {r['n_tasks']} common tasks"
+                f"{g + ': ' if g else ''}{r[self.label]} rank {r['rank']:g} "
+                f"[{r['rank_low']:g}, {r['rank_high']:g}] on {r['n_tasks']} common tasks"
+                if r["rank_low"] is not None else
+                f"{g + ': ' if g else ''}{r[self.label]} rank {r['rank']:g} on {r['n_tasks']} common task(s)"
             )
-        return SummaryTable.build(f"pairwise pass^{self.k} comparisons", cols, rows, notes)
+        return SummaryTable.build(f"pairwise pass^{self.k} comparisons", cols, rows, notes, fields=fields,
+                                  keys=len(self.by) + 2)  # fmt: skip
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

@@ -106,7 +106,8 @@ class PassKResult:
         excl = self.frame.filter(pl.col("n_tasks_excluded") > 0)
         if excl.height:
             notes.append(f"{excl.height} (group, k) cells left out tasks with fewer than k trials (see n_tasks_excluded)")
-        return SummaryTable.build(self.metric, cols, rows, notes)
+        fields = [*self.by, "k", "n_tasks", "estimate", "se_tasks", "se_rerun", "ci_low", "ci_high"]
+        return SummaryTable.build(self.metric, cols, rows, notes, fields=fields, keys=len(self.by) + 1)
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

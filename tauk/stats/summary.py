@@ -10,7 +10,7 @@ import polars as pl
 
 from tauk._compat import keyword_options
 from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
-from tauk.table import SummaryTable
+from tauk.table import Interval, SummaryTable
 
 from ._core import as_trials, check_ci, normalize_by, normalize_k, prepare_trials, task_groups
 from ._estimate import (
@@ -97,30 +97,25 @@ class Summary:
         ks = sorted(set(self.pass_hat_k["k"].to_list())) if self.pass_hat_k.height else []
         labels = [c for c in ("agent", "domain") if c not in self.by]
         cols = [*self.by, *labels, "sims", "tasks", "infra", "avg_reward", "avg_cost"] + [f"pass^{k}" for k in ks]
-        recs = self.records()
+        fields = [*self.by, *labels, "n_simulations", "n_tasks", "infra_error_count", "avg_reward", "avg_agent_cost"]
+        fields += [f"pass_hat_{k}" for k in ks]
         rows = []
-        for r in recs:
+        for r in self.records():
             cells: list[Any] = [r[c] for c in self.by]
             cells += [r[c] for c in labels]
             cells += [r["n_simulations"], r["n_tasks"], r["infra_error_count"], r["avg_reward"], r["avg_agent_cost"]]
             for k in ks:
-                v = r["pass_hat_k"].get(str(k))
-                if v is None or v["estimate"] is None:
-                    cells.append(None)
-                elif v["ci_low"] is not None:
-                    cells.append(f"{v['estimate']:.4f} [{v['ci_low']:.4f}, {v['ci_high']:.4f}]")
-                else:
-                    se = "" if v["se_tasks"] is None else f" ± {v['se_tasks']:.4f}"
-                    cells.append(f"{v['estimate']:.4f}{se}")
+                v = r["pass_hat_k"].get(str(k)) or {}
+                cells.append(Interval(v.get("estimate"), v.get("ci_low"), v.get("ci_high")))
             rows.append(cells)
         notes = [
             f"infrastructure errors: {'dropped before every metric' if self.infra == 'drop' else 'counted as failed trials'}",
-            ci_note(self.ci, self.method, self.resamples, self.seed) + ("" if self.ci is not None else " (± is se_tasks)"),
+            ci_note(self.ci, self.method, self.resamples, self.seed),
         ]
         nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
         if nk:
             notes.append(f"{nk} task(s) had no kept trial and were left out")
-        return SummaryTable.build("pass^k summary", cols, rows, notes)
+        return SummaryTable.build("pass^k summary", cols, rows, notes, fields=fields, keys=len(self.by) + len(labels))
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

@@ -1,0 +1,170 @@
+"""The one table renderer: tables people can read, in every target, with escaping for each."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import tauk
+from tauk.cli import main
+from tauk.table import Interval, SummaryTable, latex_escape, markdown_escape, terminal_safe
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data"
+NASTY = ["<img src=x onerror=alert(1)> a|b", "line\nbreak\rcr ![x](http://e.vil/x.png)",
+         "\x1b[31mred\x1b[0m $\\x$ 50% _ & # ~ ^ {}"]
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return tauk.load(SAMPLE)
+
+
+@pytest.fixture(scope="module")
+def nasty_trials(sample):
+    """The sample's trials with the three agents renamed to untrusted text."""
+    names = dict(zip(["atlas-large", "atlas-small", "baseline"], NASTY))
+    return sample.trials.with_columns(pl.col("agent").replace(names))
+
+
+def _out(capsys, argv) -> str:
+    assert main(argv) == 0
+    return capsys.readouterr().out
+
+
+# ---- terminal ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["summary", str(SAMPLE)],
+    ["summary", str(SAMPLE), "--by", "agent,domain"],
+    ["compare", str(SAMPLE), "--a", "atlas-large", "--b", "atlas-small"],
+    ["compare", str(SAMPLE), "--a", "atlas-large", "--b", "atlas-small", "--by", "domain"],
+    ["audit", str(SAMPLE)],
+])  # fmt: skip
+def test_terminal_tables_fit_100_columns(capsys, argv):
+    out = _out(capsys, [*argv, "--resamples", "499"] if argv[0] != "audit" else argv)
+    lines = out.splitlines()
+    body = [ln for ln in lines if not ln.startswith("* ")]  # notes may wrap in the terminal
+    assert max(map(len, body)) <= 100, max(body, key=len)
+    assert "pass" in out or "mismatch" in out
+
+
+def test_wide_tables_on_request(capsys):
+    out = _out(capsys, ["summary", str(SAMPLE), "--wide", "--resamples", "499"])
+    assert max(map(len, out.splitlines())) > 100
+
+
+def test_terminal_text_has_no_control_characters(nasty_trials):
+    text = tauk.stats.summarize(nasty_trials, by="agent", ci=None).summary().to_text()
+    assert "\x1b" not in text and "\r" not in text
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text)
+    assert "\\x1b[31m" in text  # made visible, not dropped silently
+    assert terminal_safe("a\u202eb") == "a\\u202eb"
+
+
+# ---- Markdown ----------------------------------------------------------------------------------------------------
+def test_markdown_cells_cannot_escape(nasty_trials):
+    md = tauk.stats.summarize(nasty_trials, by="agent", ci=None).summary().to_markdown()
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ")]
+    assert len(rows) == 1 + 3  # header + three agents: no row broken by a newline or pipe
+    assert all(len(re.findall(r"(?<!\\)\|", r)) == len(rows[0].split(" | ")) + 1 for r in rows)
+    assert "<img" not in md and "](http" not in md.replace("\\](http", "")
+    assert "\r" not in md and "\x1b" not in md
+    assert markdown_escape("a*b_c") == "a\\*b_c"
+
+
+def test_report_markdown_escapes_agent_names(tmp_path, nasty_trials):
+    from tauk.report import write_report
+
+    write_report(nasty_trials, tmp_path, resamples=199, formats=("png",))
+    for md in (tmp_path / "tables").glob("*.md"):
+        text = md.read_text()
+        assert "<img" not in text and "\r" not in text and "\x1b" not in text, md.name
+
+
+# ---- CSV and frames --------------------------------------------------------------------------------------------
+def test_csv_numbers_are_numbers_and_rounded(capsys):
+    out = _out(capsys, ["summary", str(SAMPLE), "--by", "agent", "--format", "csv", "--resamples", "499"])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {"pass_hat_1", "pass_hat_1_ci_low", "pass_hat_1_ci_high", "avg_reward"} <= set(rows[0])
+    for r in rows:
+        lo, est, hi = (float(r[f"pass_hat_1{s}"]) for s in ("_ci_low", "", "_ci_high"))
+        assert lo <= est <= hi
+        assert all(len(v.split(".")[-1]) <= 4 for k, v in r.items() if "." in v and k != "agent")
+    digits6 = _out(capsys, ["summary", str(SAMPLE), "--by", "agent", "--format", "csv", "--digits", "6",
+                            "--resamples", "499"])  # fmt: skip
+    assert any(len(v.split(".")[-1]) > 4 for r in csv.DictReader(io.StringIO(digits6)) for v in r.values())
+
+
+def test_table_frame_and_records():
+    t = SummaryTable.build("t", ["agent", "pass^1", "n"], [["a", Interval(0.5, 0.4, 0.6), 3]],
+                           fields=["agent", "pass_hat_1", "n_tasks"])  # fmt: skip
+    assert t.to_frame().columns == ["agent", "pass_hat_1", "pass_hat_1_ci_low", "pass_hat_1_ci_high", "n_tasks"]
+    assert t.records() == [{"agent": "a", "pass_hat_1": 0.5, "pass_hat_1_ci_low": 0.4, "pass_hat_1_ci_high": 0.6,
+                            "n_tasks": 3}]  # fmt: skip
+
+
+# ---- families and empty pairs --------------------------------------------------------------------------------
+def test_holm_note_states_the_family_and_empty_pairs_are_a_footnote(sample):
+    # two more agents that ran one domain each: pooled over domains, their pair shares no task
+    solo = [
+        sample.trials.filter(pl.col("agent") == "baseline", pl.col("domain") == d).with_columns(
+            agent=pl.lit(f"solo-{d}"), run_id=pl.lit(f"solo-{d}")
+        )
+        for d in ("airline", "retail")
+    ]
+    mc = tauk.stats.compare_all(pl.concat([sample.trials, *solo]), resamples=199)
+    table = mc.summary()
+    n_p = int(mc.pairs["p_adjusted"].is_not_null().sum())
+    assert (n_p, mc.pairs.height) == (9, 10)
+    assert f"over the {n_p} comparison(s) with a p-value (of 10 pairs)" in table.notes[0]
+    assert len(table.rows) == n_p  # no row for the pair without common tasks
+    empty = [n for n in table.notes if "share no task" in n]
+    assert len(empty) == 1 and "1 pair(s)" in empty[0] and "solo-airline vs solo-retail" in empty[0]
+    assert not any("None" in n for n in table.notes)
+
+
+# ---- LaTeX -----------------------------------------------------------------------------------------------------
+def _pdflatex() -> str:
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        if os.environ.get("TAUK_REQUIRE_LATEX", "") not in ("", "0", "false"):
+            pytest.fail("TAUK_REQUIRE_LATEX=1 but pdflatex is not installed")
+        pytest.skip("pdflatex not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+    return exe
+
+
+@pytest.mark.parametrize("layout", ["", "twocolumn"])
+def test_latex_tables_compile_and_fit_the_column(tmp_path, sample, nasty_trials, layout):
+    exe = _pdflatex()
+    tables = [
+        tauk.stats.summarize(sample, by="run_id", resamples=199).summary(),
+        tauk.stats.summarize(nasty_trials, by=("agent", "domain"), resamples=199).summary(),
+        tauk.stats.compare_all(sample, by="domain", resamples=199).summary(),
+        tauk.audit(sample).summary(),
+    ]
+    body = "\n\n".join(t.to_latex(label=f"tab:t{i}") for i, t in enumerate(tables))
+    refs = " ".join(f"Table~\\ref{{tab:t{i}}}" for i in range(len(tables)))
+    doc = (
+        f"\\documentclass[{layout}]{{article}}\n\\usepackage[T1]{{fontenc}}\n\\usepackage{{booktabs,array,graphicx}}\n"
+        f"\\begin{{document}}\n{refs}.\n\n{body}\n\\end{{document}}\n"
+    )
+    (tmp_path / "t.tex").write_text(doc)
+    for _ in range(2):  # twice: the references resolve on the second run
+        p = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert p.returncode == 0, p.stdout[-3000:]
+    log = (tmp_path / "t.log").read_text(errors="replace")
+    assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)[:3]
+    assert "undefined" not in log.lower() or "Reference" not in log
+
+
+def test_latex_escape_covers_specials_and_newlines():
+    assert latex_escape("a\nb") == "a b"
+    assert latex_escape("<x>|") == r"\textless{}x\textgreater{}\textbar{}"
