@@ -4,9 +4,8 @@ with an index ``README.md``, in one folder.
     tauk report data --out report
     tauk report PATH... --out DIR [--ci LEVEL] [--resamples N] [--seed S] [--infra drop|fail] [--leaderboard DIR]
 
-Defaults: 95 % BCa task-bootstrap intervals with **1999** resamples (``DEFAULT_RESAMPLES``; the interactive
-``tauk summary`` uses 9999) — enough for stable 95 % interval end points to about two decimals, and it keeps the report
-of the bundled sample to a few seconds. Pass ``--resamples 9999`` for publication. The same inputs and seed give
+Defaults: the one set of every statistic (``tauk.conventions``: level, method, resamples, seed), so the report's
+intervals are the ones ``tauk summary`` and the API give for the same data. The same inputs and seed give
 byte-identical files (figures are saved without timestamps; the README carries no date).
 
 Layout of the output folder::
@@ -30,13 +29,14 @@ from typing import Any
 
 import polars as pl
 
+from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import TaukError
 from tauk.table import markdown_escape
 
 __all__ = ["write_report", "DEFAULT_RESAMPLES", "FIGURES", "markdown_table"]
 
-DEFAULT_RESAMPLES = 1999
-"""Bootstrap resamples for the report's intervals (see the module docs)."""
+DEFAULT_RESAMPLES = RESAMPLES
+"""Bootstrap resamples of the report's intervals: the one default of every statistic (``tauk.conventions``)."""
 
 FIGURES: dict[str, str] = {
     "pass_k_curve": "pass^k against k per agent, shaded task-bootstrap interval",
@@ -113,13 +113,14 @@ def _inputs_text(trials: pl.DataFrame, runs: pl.DataFrame | None) -> list[str]:
 def write_report(
     results: Any,
     out_dir: str | Path,
-    ci: float = 0.95,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    infra: str = "drop",
-    method: str = "bca",
+    ci: float = CI_LEVEL,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    infra: str = INFRA,
+    method: str = CI_METHOD,
     leaderboard: str | Path | pl.DataFrame | None = None,
     formats: Sequence[str] = ("pdf", "png"),
+    ks: Sequence[int] | None = None,
 ) -> list[Path]:
     """Write the report for ``results`` into ``out_dir`` and return the paths written (README.md last).
 
@@ -127,7 +128,7 @@ def write_report(
         results: a :class:`tauk.Results` (a bare trials frame works too; the failure breakdown then needs
             scoring input it does not have and is skipped).
         ci, method, resamples, seed: interval settings for every table and figure (task bootstrap; paired for the
-            comparisons). ``resamples`` defaults to :data:`DEFAULT_RESAMPLES` (1999).
+            comparisons). Defaults from ``tauk.conventions``.
         infra: ``"drop"`` (τ²-bench ≥ 1.0) or ``"fail"`` (leaderboard convention) for infrastructure errors.
         leaderboard: a leaderboard folder (or the frame of ``load_leaderboard``) to add the leaderboard figure.
         formats: figure formats (default PDF and PNG).
@@ -146,15 +147,16 @@ def write_report(
     runs = getattr(results, "runs", None)
     idx = _Index(out)
     opts = {"infra": infra, "ci": ci, "method": method, "resamples": resamples, "seed": seed}
+    kopt = {"k": list(ks)} if ks else {}
 
     agents = sorted({a for a in trials["agent"].to_list() if a is not None}) if "agent" in trials.columns else []
     domains = sorted({d for d in trials["domain"].to_list() if d is not None}) if "domain" in trials.columns else []
     tp.register_agents(agents)
 
     # ---- statistics (computed once, shared by tables and figures)
-    s_ad = summarize(results, by=("agent", "domain"), **opts)
-    s_agent = summarize(results, by=("agent",), **opts)
-    s_run = summarize(results, by=("run_id",), **opts)
+    s_ad = summarize(results, by=("agent", "domain"), **opts, **kopt)
+    s_agent = summarize(results, by=("agent",), **opts, **kopt)
+    s_run = summarize(results, by=("run_id",), **opts, **kopt)
     cmp_all = cmp_dom = None
     if len(agents) >= 2:
         cmp_all = compare_all(results, k=1, adjust="holm", **opts)

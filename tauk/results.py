@@ -6,10 +6,11 @@ import html
 import warnings
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from pathlib import Path
 
 import polars as pl
 
-from tauk.errors import LoadReport, LoadWarning
+from tauk.errors import LoadReport, LoadWarning, TaukError
 from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
 from tauk.io.load import Inputs, read_inputs
 from tauk.io.read import RunData, bounded_nesting
@@ -134,7 +135,63 @@ class Results:
     # -- conveniences ---------------------------------------------------------------------------------------
     @property
     def run_ids(self) -> list[str]:
+        """The run ids, in load order."""
         return list(self._run_ids)
+
+    FRAMES = ("runs", "trials", "tasks", "expected_actions", "messages", "tool_calls")
+
+    def filter(self, **columns: str | Sequence[str] | None) -> Results:
+        """The runs whose run-level columns (``agent``, ``domain``, ``format``, … — any column of ``runs``) take the
+        given value(s); ``None`` keeps every value. Frames are built for the kept runs only.
+
+        Examples
+        --------
+        >>> import tauk
+        >>> res = tauk.load("data")
+        >>> res.filter(agent=["atlas-large", "baseline"], domain="airline").runs["run_id"].to_list()
+        ['atlas-large_airline.json', 'baseline_airline.json']
+        """
+        runs = self.runs
+        keep = pl.lit(True)
+        for col, value in columns.items():
+            if value is None:
+                continue
+            if col not in runs.columns:
+                raise TaukError(f"cannot filter on {col!r}: not a column of runs ({', '.join(runs.columns)})")
+            values = [value] if isinstance(value, str) else list(value)
+            present = set(runs[col].drop_nulls().cast(pl.String).to_list())
+            missing = [v for v in values if str(v) not in present]
+            if missing:
+                raise TaukError(f"{col} {missing} not found; have {sorted(present)}")
+            keep = keep & pl.col(col).cast(pl.String).is_in([str(v) for v in values])
+        idx = runs.with_row_index("_i").filter(keep)["_i"].to_list()
+        out = Results([self._runs[i] for i in idx], [self._run_ids[i] for i in idx],
+                      [self._agents[i] for i in idx], self.report, strict=self._strict)  # fmt: skip
+        return out
+
+    def write_parquet(self, folder: str | Path, frames: Sequence[str] = FRAMES) -> list[Path]:
+        """Write frames as Parquet files ``<folder>/<frame>.parquet`` (readable without tauk) and return the paths.
+
+        Examples
+        --------
+        >>> import tauk, tempfile
+        >>> paths = tauk.load("data/baseline_airline.json").write_parquet(tempfile.mkdtemp(), ["runs", "trials"])
+        >>> [p.name for p in paths]
+        ['runs.parquet', 'trials.parquet']
+        """
+        unknown = [f for f in frames if f not in self.FRAMES]
+        if unknown:
+            raise TaukError(f"unknown frame(s) {unknown}; choose from {', '.join(self.FRAMES)}")
+        out = Path(folder)
+        if out.exists() and not out.is_dir():
+            raise TaukError(f"{out} is a file; give a folder to write the frames into")
+        out.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name in frames:
+            path = out / f"{name}.parquet"
+            getattr(self, name).write_parquet(path)
+            paths.append(path)
+        return paths
 
     def __len__(self) -> int:
         return len(self._runs)

@@ -8,6 +8,7 @@ module imports this package.
     tauk compare PATH... --a LABEL --b LABEL [--k K] [--by domain] [--format table|json|csv|markdown]
     tauk synth OUT_DIR ... | tauk synth --sample
     tauk report PATH... --out DIR
+    tauk export PATH... --out DIR [--frames runs,trials,...]
 """
 
 from __future__ import annotations
@@ -16,13 +17,32 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tauk.cli import audit, compare, report, summary, synth
+from tauk.cli import audit, compare, export, report, summary, synth
 from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, synth, report)
+SUBCOMMANDS = (summary, compare, audit, report, export, synth)
+
+
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Append "(default: X)" to an option's help, unless the default is None/False or the help states it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        quiet = action.default is None or action.default is False or action.default == argparse.SUPPRESS
+        if not quiet and "default" not in text and action.option_strings:
+            text += " (default: %(default)s)"
+        return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every subcommand's ``--help`` shows the option defaults."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _DefaultsFormatter)
+        super().__init__(*args, **kwargs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="tauk", description="Analyse τ²-bench / τ-bench trial logs.")
     parser.add_argument("--version", action="version", version=f"tauk {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for module in SUBCOMMANDS:
         module.add_parser(sub)
     return parser

@@ -71,6 +71,9 @@ def load_inputs(args: argparse.Namespace):
         warnings.simplefilter("always", LoadWarning)
         res = tauk.load(parse_inputs(args.paths, getattr(args, "label", None) or ()), strict=not args.lenient,
                         progress=False if quiet else None)  # fmt: skip
+        agents, domains = split_list(getattr(args, "agent", None)), split_list(getattr(args, "domain", None))
+        if agents or domains:
+            res = res.filter(agent=agents, domain=domains)
     if quiet:
         return res
     if args.lenient and not res.report.ok:
@@ -87,13 +90,38 @@ def add_load_args(p: argparse.ArgumentParser) -> None:
                    help="a labelled input (repeatable): NAME becomes its run id and agent label")  # fmt: skip
     p.add_argument("--lenient", action="store_true", help="skip what cannot be loaded and report it (on stderr)")
     p.add_argument("--quiet", action="store_true", help="print no load warnings and no progress bars")
+    p.add_argument("--agent", default=None, metavar="NAMES", help="keep only these agents (comma-separated)")
+    p.add_argument("--domain", default=None, metavar="NAMES", help="keep only these domains (comma-separated)")
 
 
 def add_ci_args(p: argparse.ArgumentParser, ci: float | None = None) -> None:
-    p.add_argument("--ci", type=float, default=ci, metavar="LEVEL", help="confidence level, e.g. 0.95")
-    p.add_argument("--method", default=CI_METHOD, choices=list(CI_METHODS))
-    p.add_argument("--resamples", type=int, default=RESAMPLES)
-    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--ci", type=float, default=ci, metavar="LEVEL", help="confidence level (0 for no interval)")
+    p.add_argument("--method", default=CI_METHOD, choices=list(CI_METHODS), help="interval method")
+    p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=SEED, help="seed of the resampling")
+
+
+def parse_ks(text: str | None) -> list[int] | None:
+    """``"1,2,4"`` or ``"1-4"`` -> ``[1, 2, 4]`` / ``[1, 2, 3, 4]`` (None: the default ks)."""
+    if not text:
+        return None
+    ks: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, sep, hi = part.strip().partition("-")
+            ks += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+    except ValueError:
+        raise TaukError(f"--k takes numbers like 1,2,4 or 1-4, got {text!r}") from None
+    return ks
+
+
+def check_out_dir(path: str) -> None:
+    """``--out`` must be a folder (created if missing), not a file."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise TaukError(f"--out {path} is a file; give a folder (it is created if missing)")
 
 
 def split_list(text: str | None) -> list[str] | None:
@@ -105,9 +133,9 @@ FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
 def add_format_args(p: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
-    p.add_argument("--format", default="table", choices=list(formats), help="output format (default: table)")
+    p.add_argument("--format", default="table", choices=list(formats), help="output format")
     p.add_argument("--digits", type=int, default=4, help="decimals of table, CSV, Markdown and LaTeX numbers "
-                   "(default: 4; JSON keeps full precision)")  # fmt: skip
+                   "(JSON keeps full precision)")  # fmt: skip
     p.add_argument("--wide", action="store_true", help="table format: do not fit 100 columns or shorten labels")
 
 

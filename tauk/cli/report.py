@@ -7,7 +7,8 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from tauk.cli._common import add_load_args, load_inputs
+from tauk.cli._common import add_ci_args, add_load_args, check_out_dir, load_inputs, parse_ks
+from tauk.conventions import CI_LEVEL
 from tauk.errors import TaukError
 from tauk.report import DEFAULT_RESAMPLES
 
@@ -15,13 +16,15 @@ from tauk.report import DEFAULT_RESAMPLES
 def cmd_report(args: argparse.Namespace) -> int:
     from tauk.report import write_report
 
+    check_out_dir(args.out)
     res = load_inputs(args)
     formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
     unknown = sorted(set(formats) - {"pdf", "png", "svg"})
     if unknown:
         raise TaukError(f"--formats: unsupported figure format(s) {unknown}; choose from pdf, png, svg")
     paths = write_report(res, args.out, ci=args.ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
-                         method=args.method, leaderboard=args.leaderboard, formats=formats)  # fmt: skip
+                         method=args.method, leaderboard=args.leaderboard, formats=formats,
+                         ks=parse_ks(args.k))  # fmt: skip
     out = Path(args.out)
     print(f"tauk report: wrote {len(paths)} files to {out}")
     for p in paths:
@@ -43,13 +46,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_load_args(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
-    p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="confidence level (default 0.95)")
-    p.add_argument("--method", default="bca", choices=["bca", "percentile", "t", "bootstrap-t"])
-    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                   help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")  # fmt: skip
-    p.add_argument("--seed", type=int, default=0)
+    add_ci_args(p, ci=CI_LEVEL)
+    p.add_argument("--k", default=None, help="the k of pass^k in the tables, e.g. 1,2,4 or 1-4 (default: all)")
     p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
     p.add_argument("--leaderboard", metavar="DIR", default=None, help="leaderboard submissions to plot beside")
-    p.add_argument("--formats", default="pdf,png", help="figure formats, comma-separated (default pdf,png)")
+    p.add_argument("--formats", default="pdf,png", help="figure formats, comma-separated")
     p.set_defaults(func=cmd_report)
     return p

@@ -397,7 +397,10 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
         raise _raise(path, exc, data=data) from None
 
     if top.info is None and top.simulations is None:
-        raise LoadError(str(path), "$", "not a τ²-bench results file: neither 'info' nor 'simulations' present")
+        hint = ""
+        if isinstance(top, S.LightResults | S.RawResults) and top.tasks is not None:
+            hint = " (it holds 'tasks': a task-definition file? pass it as tasks= / --tasks)"
+        raise LoadError(str(path), "$", "not a τ²-bench results file: neither 'info' nor 'simulations' present" + hint)
     if top.simulations is None:
         raise LoadError(str(path), "$.simulations", "missing required field 'simulations'")
 
@@ -539,8 +542,26 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     return run
 
 
+TASKS_FILE_HINT = ("this is a task-definition file (a list of tasks), not results: pass it as the task definitions "
+                   "to re-grade with (tauk.score(res, tasks=PATH), tauk audit --tasks PATH)")  # fmt: skip
+
+
+def _looks_like_tasks(data: Any) -> bool:
+    """A JSON list whose first element is a task definition (τ²-bench ``id`` + criteria, or τ-bench actions)."""
+    try:
+        raws = _TB_RAW.decode(data)
+        first = msgspec.json.decode(raws[0]) if raws else None
+    except DECODE_ERRORS:
+        return False
+    keys = set(first) if isinstance(first, dict) else set()
+    return bool(keys & {"evaluation_criteria", "user_scenario"}) or ({"actions", "instruction"} <= keys
+                                                                      and "traj" not in keys)  # fmt: skip
+
+
 def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
     """A τ-bench (v1) list of trajectories."""
+    if _looks_like_tasks(data):
+        raise LoadError(str(path), "$", TASKS_FILE_HINT)
     spans = None
     try:
         recs = _TB_LIGHT.decode(data)

@@ -261,6 +261,12 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
         _check_safety(tr, evaluation)
     if prep.regrade:
         missing_ids = tr.filter(~pl.col("task_defined")).get_column("task_id").unique().sort().to_list()
+        if missing_ids and len(missing_ids) == tr.get_column("task_id").n_unique():
+            raise EvaluationError(
+                f"re-grading: none of the {len(missing_ids)} task id(s) of the results is in the new task "
+                "definitions — are they another domain's (or another benchmark's) tasks? "
+                f"first ids of the results: {', '.join(map(str, missing_ids[:5]))}"
+            )
         if missing_ids:
             shown = ", ".join(map(str, missing_ids[:20])) + (" …" if len(missing_ids) > 20 else "")
             warnings.warn(
