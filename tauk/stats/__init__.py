@@ -15,12 +15,15 @@ from .compare import (
     holm,
     sign_flip_pvalue,
 )
+from .consistency import ConsistencyResult, consistency
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .power import PowerResult, power, tasks_needed
 from .summary import Summary, summarize
 
 __all__ = [
     "Comparison",
+    "ConsistencyResult",
+    "consistency",
     "MultipleComparison",
     "adjust_pvalues",
     "benjamini_hochberg",
