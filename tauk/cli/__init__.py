@@ -8,6 +8,7 @@ module imports this package.
     tauk compare PATH... --a LABEL --b LABEL [--k K] [--by domain] [--format table|json|csv|markdown]
     tauk synth OUT_DIR ... | tauk synth --sample
     tauk report PATH... --out DIR
+    tauk consistency PATH... [--by FIELDS] [--infra drop|fail] [--alpha A] [--format table|json|csv|markdown]
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tauk.cli import audit, compare, report, summary, synth
+from tauk.cli import audit, compare, consistency, report, summary, synth
 from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, synth, report)
+SUBCOMMANDS = (summary, compare, audit, synth, report, consistency)
 
 
 def build_parser() -> argparse.ArgumentParser:
