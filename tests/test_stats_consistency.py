@@ -216,6 +216,7 @@ def test_result_object(sample_result):
     text = str(c.summary())
     assert "ICC(1)" in text and "beta-binomial" in text and "signal/noise" in text
     assert "<table>" in c.summary()._repr_html_() and r"\begin{tabular}" in c.summary().to_latex()
+    assert all(ord(ch) < 128 or ch == "—" for ch in c.summary().to_latex())  # pdflatex-safe, like the other tables
     flaky = c.flaky
     assert flaky["flaky"].all() and flaky.height == int(f["n_flaky"].sum())
     first = flaky.filter((pl.col("agent") == "baseline") & (pl.col("domain") == "retail"))

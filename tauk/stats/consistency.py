@@ -40,8 +40,9 @@ Per group (columns of :meth:`ConsistencyResult.to_frame`):
   ``mdd_single_runs_size`` = P̂(|ΔS| ≥ s), the chance of a gap that large between identical setups.
   ``mdd_m{m}`` does the same for two m-trial runs (lattice 1/(mT); per-task generating function raised to the m-th
   power, whose variance is still unbiased). The mid-p threshold keeps the rejection rate of identical-setup pairs
-  near α where the lattice allows (5 % ± 1.5 by simulation at T ∈ {20, 50}, n ∈ {2, 4, 8}; ARCHITECTURE.md),
-  where a normal z·√2·SD over-rejects at n = 2 and the conservative exact threshold (size ≤ α) under-rejects.
+  at 5 % ± 1.5 (simulation at T ∈ {20, 50}, n ∈ {2, 4, 8}, wherever about five or more tasks are flaky; table in
+  ARCHITECTURE.md), where a normal z·√2·SD over-rejects at n = 2 and the conservative exact threshold (size ≤ α)
+  under-rejects. With fewer than :data:`MIN_FLAKY` (3) flaky tasks no floor is given (null, with a note).
 
 Within every set of groups that share all ``by`` keys except ``rank_by`` (default: the agents of one domain), the
 ranking (:attr:`ConsistencyResult.ranking`, :attr:`ConsistencyResult.rankings`):
@@ -365,7 +366,7 @@ def _group_stats(g: pl.DataFrame, tkeys: list[str], alpha: float, ms: tuple[int,
         else:
             row[f"mdd_m{m}"] = mdd
     if T and not T2:
-        notes.append("one trial per task: the multi-trial quantities need tasks with ≥ 2 trials")
+        notes.append("one trial per task: the multi-trial quantities need tasks with at least 2 trials")
     elif T2 and V == 0:
         notes.append("no task varied across its trials: no run-to-run noise was seen, so no noise floor is estimated")
     elif T2 and row["n_flaky"] < MIN_FLAKY:
@@ -500,22 +501,22 @@ class ConsistencyResult:
         """The consistency table (text / HTML / LaTeX); ranking and estimator notes below it."""
         ms = [m for m in self.ms if m != 1]
         cols = [*self.by, "tasks", "trials", "pass^1", "spread", "flip rate", "ICC(1)",
-                f"ICC {1 - self.alpha:.0%} CI", "ρ (beta-bin.)", "SD 1 run", "MDD 1 run",
+                f"ICC {1 - self.alpha:.0%} CI", "rho (beta-bin.)", "SD 1 run", "MDD 1 run",
                 *[f"MDD {m} runs" for m in ms]]  # fmt: skip
         rows = []
         for r in self.frame.iter_rows(named=True):
             lo, hi = r["icc_low"], r["icc_high"]
             trials = None if r["n_trials_min"] is None else (
-                str(r["n_trials_min"]) if r["n_trials_min"] == r["n_trials_max"] else f"{r['n_trials_min']}–{r['n_trials_max']}")
+                str(r["n_trials_min"]) if r["n_trials_min"] == r["n_trials_max"] else f"{r['n_trials_min']}-{r['n_trials_max']}")
             rows.append([*(r[c] for c in self.by), r["n_tasks"], trials, r["pass1"], r["pass1_spread"], r["flip_rate"],
                          r["icc"], None if lo is None else f"[{lo:.3f}, {hi:.3f}]", r["bb_rho"], r["sd_single_run"],
                          r["mdd_single_runs"], *[r[f"mdd_m{m}"] for m in ms]])  # fmt: skip
         notes = [
-            "spread: max − min of pass^1 over trial indices; flip rate: share of tasks neither always passed nor always failed",
+            "spread: max - min of pass^1 over trial indices; flip rate: share of tasks neither always passed nor always failed",
             "ICC(1): one-way ANOVA (moment) estimate of the share of success variance between tasks, F interval; "
-            "ρ: the same share from a beta-binomial fit (maximum marginal likelihood), its model-based twin",
-            "SD 1 run: SD of one run's pass^1 re-running the same tasks, √(Σ c(n−c)/(n(n−1)))/T; "
-            f"MDD m runs: smallest gap between two m-trial runs of one setup significant at α = {self.alpha:g} "
+            "rho: the same share from a beta-binomial fit (maximum marginal likelihood), its model-based twin",
+            "SD 1 run: SD of one run's pass^1 re-running the same tasks, sqrt(sum c(n-c)/(n(n-1)))/T; "
+            f"MDD m runs: smallest gap between two m-trial runs of one setup significant at alpha = {self.alpha:g} "
             "(exact mid-p null of the difference)",
             f"infrastructure errors: {'dropped' if self.infra == 'drop' else 'counted as failed trials'} "
             f"({int(self.frame['infra_error_count'].sum()) if self.frame.height else 0} in the data)",
@@ -530,7 +531,7 @@ class ConsistencyResult:
             if r["note"]:
                 label = ", ".join(str(r[c]) for c in self.by) or "all"
                 notes.append(f"{label}: {r['note']}")
-        return SummaryTable.build("run-to-run consistency", cols, rows, notes)
+        return SummaryTable.build("run-to-run consistency", cols, rows, notes)  # ASCII but for the em dash: pdflatex-safe
 
     def flaky_summary(self, limit: int | None = 20) -> SummaryTable:
         """The flaky tasks (c/n strictly between 0 and 1), most undecided first, at most ``limit`` per group."""
