@@ -276,6 +276,18 @@ def test_one_trial_per_task_gives_nulls_and_a_note():
     assert multi["flip_rate"] == 1.0 and multi["sd_single_run"] is not None
     assert "a, airline: one trial per task" in str(c.summary())
     json.dumps(c.records(), allow_nan=False)
+    rk = c.rankings.row(0, named=True)
+    assert rk["trials_to_resolve"] is None and rk["snr"] is None and "one trial per task" in rk["note"]
+    assert c.records()[1]["ranking"]["note"] == rk["note"]
+
+
+def test_a_tie_is_never_resolved():
+    rows = [(a, a, "airline", str(t), j, float((t + j) % 2), "user_stop") for a in ("a", "b") for t in range(10)
+            for j in range(2)]  # fmt: skip
+    c = consistency(_frame(rows))
+    rk = c.rankings.row(0, named=True)
+    assert rk["trials_to_resolve"] is None and rk["note"] == "two of them tie"
+    assert c.ranking["gap_to_next"][0] == 0.0 and c.ranking["trials_to_resolve_next"][0] is None
 
 
 def test_infra_errors_follow_the_convention():

@@ -87,15 +87,19 @@ def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figur
     agents = [r.get("agent") for r in frame.iter_rows(named=True)] if "agent" in by else [None] * n
     colors = register_agents([a for a in agents if a is not None]) if "agent" in by else {}
     rng = np.random.default_rng(0)  # a fixed vertical jitter, so repeated figures are identical
-    labels = []
+    labels: list[str] = []
+    seen: list[float] = []
     for i, r in enumerate(frame.iter_rows(named=True)):
         y = n - 1 - i
         labels.append(_label([r[c] for c in by]))
         color = colors.get(str(r.get("agent")), NEUTRAL) if "agent" in by else NEUTRAL
         mean, sd = r["pass1"], r["sd_single_run"]
         if band and mean is not None and sd is not None:
-            ax.barh(y, 2 * z * sd, left=mean - z * sd, height=0.55, color=color, alpha=0.18, linewidth=0, zorder=1)
+            lo, hi = max(0.0, mean - z * sd), min(1.0, mean + z * sd)  # pass^1 lives in [0, 1]
+            ax.barh(y, hi - lo, left=lo, height=0.55, color=color, alpha=0.18, linewidth=0, zorder=1)
+            seen += [lo, hi]
         pts = np.asarray(r["pass1_per_trial"] or [], dtype=float)
+        seen += [float(x) for x in pts if np.isfinite(x)]
         if pts.size:
             jitter = rng.uniform(-0.14, 0.14, pts.size)
             ax.scatter(pts, y + jitter, s=22, color=color, edgecolor="white", linewidth=0.5, zorder=3)
@@ -103,6 +107,9 @@ def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figur
             ax.plot([mean, mean], [y - 0.3, y + 0.3], color=NEUTRAL, linewidth=2.0, zorder=4)
     ax.set_yticks(range(n - 1, -1, -1), labels)
     ax.set_ylim(-0.7, n - 0.3)
+    if seen:
+        pad = max(0.02, 0.05 * (max(seen) - min(seen)))
+        ax.set_xlim(max(min(seen) - pad, -0.03), min(max(seen) + pad, 1.03))
     ax.set_xlabel("pass^1")
     ax.grid(True, axis="x")
     ax.grid(False, axis="y")
@@ -113,15 +120,16 @@ def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figur
     if band:
         handles.append(Patch(color=NEUTRAL, alpha=0.18, label=f"single-run band ({1 - res.alpha:.0%})"))
     legend_outside(ax, handles, [h.get_label() for h in handles])
-    ax.set_title("run-to-run noise: per-trial pass^1 and where one run lands", loc="left")
+    ax.set_title("run-to-run noise", loc="left")
     return fig
 
 
 def _select(res: Any, group: Any) -> pl.DataFrame:
     keys = list(res.by)
     frame = res.frame.select(keys) if keys else pl.DataFrame({"_": [0]})
-    if group is None:
-        return frame
+    if group is None:  # every group that has a task with two trials (a one-column grid shows no flakiness)
+        multi = res.frame.filter(pl.col("n_trials_max") >= 2)
+        return (multi.select(keys) if keys else frame) if multi.height else frame
     want = group if isinstance(group, dict) else dict(zip(keys, group if isinstance(group, tuple | list) else (group,)))
     unknown = [k for k in want if k not in keys]
     if unknown:
@@ -163,7 +171,7 @@ def _grid(res: Any, key: dict[str, Any], max_tasks: int | None, only_flaky: bool
     labels = []
     for r in tasks.iter_rows(named=True):
         name = f"{r['domain']}/{r['task_id']}" if multi_domain else str(r["task_id"])
-        labels.append(mathtext_safe(f"{shorten(name, 22)}  {r['c']}/{r['n']}"))
+        labels.append(mathtext_safe(f"{shorten(name, 34)}  {r['c']}/{r['n']}"))
     return M, labels, n_flaky, total - tasks.height
 
 
@@ -187,7 +195,8 @@ def flaky_tasks(
         result_or_trials: a :class:`tauk.stats.ConsistencyResult`, or a trials frame / Results (then
             ``consistency(…, by=by, infra=infra, reward=reward)`` is computed first).
         ax: draw into this axes (only when one group is drawn).
-        group: draw only this group: a dict of key values, or the values of the result's ``by`` keys in order.
+        group: draw only this group: a dict of key values, or the values of the result's ``by`` keys in order
+            (default: every group with a task that has two trials or more).
         max_tasks: at most this many rows per panel (the most undecided first); None for all.
         only_flaky: leave out the tasks that always passed or always failed.
 
@@ -215,7 +224,8 @@ def flaky_tasks(
     rows = max((d[0].shape[0] for d in data), default=0)
     cols = max((d[0].shape[1] for d in data), default=0)
     h = float(np.clip(0.16 * rows + 1.2, 2.0, 12.0))
-    w = 1.7 + 0.28 * max(cols, 1)
+    longest = max((len(lab) for d in data for lab in d[1]), default=4)
+    w = 0.6 + 0.052 * longest + 0.28 * max(cols, 1)  # room for the task labels, then the grid
     if ax is not None:
         fig, one = figure_and_axes(ax, (w + 1.6, h))
         axes = [one]
@@ -234,6 +244,7 @@ def flaky_tasks(
             a.set_title(title, loc="left")
             continue
         a.imshow(M, aspect="auto", cmap=cmap, vmin=-0.5, vmax=3.5, interpolation="nearest")
+        a.set_ylim(max(rows, 1) - 0.5, -0.5)  # the same row height in every panel
         a.set_xticks(range(M.shape[1]), [str(j) for j in range(M.shape[1])])
         a.set_yticks(range(M.shape[0]), labels, fontsize=6.5 if M.shape[0] > 30 else 7.5)
         a.set_xticks(np.arange(-0.5, M.shape[1]), minor=True)

@@ -373,7 +373,7 @@ def _group_stats(g: pl.DataFrame, tkeys: list[str], alpha: float, ms: tuple[int,
         notes.append(f"only {row['n_flaky']} flaky task(s): too few to estimate a noise floor")
     elif T2 and row["n_flaky"] < FEW_FLAKY:
         notes.append(f"the noise floor rests on {row['n_flaky']} flaky tasks: it is itself uncertain")
-    if g["ranked"].any() and T:
+    if g["ranked"].any() and T and row["n_trials_max"] >= 2:
         notes.append("trial indices missing or repeated within tasks: per-trial pass^1 uses each task's j-th trial")
     if T == 0:
         notes.append("no kept trial")
@@ -422,8 +422,13 @@ def _ranking(frame: pl.DataFrame, by: tuple[str, ...], rank_by: str | None, alph
                     worst = max(worst, m_next)
             items.append({**kvals, rank_by: r[rank_by], "rank": i + 1, "pass1": r["pass1"], "sd_single_run": r["sd_single_run"],
                           "gap_to_next": gap, "sd_diff_single_runs": sdd, "trials_to_resolve_next": m_next})  # fmt: skip
+        why = None
+        if not have:
+            why = "no single-run SD for some of them (one trial per task)"
+        elif worst is None:
+            why = "two of them tie"
         sets.append({**kvals, "n_ranked": part.height, "signal_sd": signal, "noise_sd": noise, "snr": snr,
-                     "trials_to_resolve": worst})  # fmt: skip
+                     "trials_to_resolve": worst, "note": why})  # fmt: skip
     return pl.DataFrame(items, infer_schema_length=None), pl.DataFrame(sets, infer_schema_length=None)
 
 
@@ -436,7 +441,7 @@ class ConsistencyResult:
     ``tasks``: group keys, task key, n, c, rate = c/n, flaky; ``flaky``: the flaky tasks, most undecided first;
     ``outcomes``: one row per trial (kept or dropped) with trial_index and success, for the outcome grid;
     ``ranking``: per group within its ranking set (rank, gap_to_next, trials_to_resolve_next);
-    ``rankings``: per ranking set (signal_sd, noise_sd, snr, trials_to_resolve).
+    ``rankings``: per ranking set (signal_sd, noise_sd, snr, trials_to_resolve, note: why it is null).
     """
 
     by: tuple[str, ...]
@@ -487,6 +492,7 @@ class ConsistencyResult:
                     "rank": r["rank"], "of": s["n_ranked"], "gap_to_next": r["gap_to_next"],
                     "trials_to_resolve_next": r["trials_to_resolve_next"], "snr": s["snr"],
                     "signal_sd": s["signal_sd"], "noise_sd": s["noise_sd"], "trials_to_resolve": s["trials_to_resolve"],
+                    "note": s["note"],
                 }  # fmt: skip
         out = []
         for r in self.frame.iter_rows(named=True):
@@ -524,9 +530,12 @@ class ConsistencyResult:
         for r in self.rankings.iter_rows(named=True) if self.rankings.height else []:
             where = ", ".join(str(r[c]) for c in self.by if c != self.rank_by and c in r) or "all"
             snr = "—" if r["snr"] is None else f"{r['snr']:.2f}"
-            ttr = "never (a tie)" if r["trials_to_resolve"] is None else f"{r['trials_to_resolve']} trial(s) per task"
-            notes.append(f"ranking of {r['n_ranked']} {self.rank_by}s ({where}): signal/noise {snr}; every adjacent pair "
-                         f"resolved at {ttr}")  # fmt: skip
+            if r["trials_to_resolve"] is None:
+                notes.append(f"ranking of {r['n_ranked']} {self.rank_by}s ({where}): signal/noise {snr}; "
+                             f"trials to resolve it unknown: {r['note']}")  # fmt: skip
+            else:
+                notes.append(f"ranking of {r['n_ranked']} {self.rank_by}s ({where}): signal/noise {snr}; every adjacent "
+                             f"pair resolved at {r['trials_to_resolve']} trial(s) per task")  # fmt: skip
         for r in self.frame.iter_rows(named=True):
             if r["note"]:
                 label = ", ".join(str(r[c]) for c in self.by) or "all"
