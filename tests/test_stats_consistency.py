@@ -406,7 +406,7 @@ def test_doctests(module):
 def test_report_section(tmp_path, sample):
     from tauk.report import write_report
 
-    write_report(sample, tmp_path / "rep", resamples=99, formats=("png",))
+    write_report(sample.trials, tmp_path / "rep", resamples=99, formats=("png",))  # a bare frame: no scoring, quicker
     assert (tmp_path / "rep" / "tables" / "consistency.md").read_text().startswith("# run-to-run consistency")
     assert (tmp_path / "rep" / "figures" / "noise_floor.png").exists()
     assert (tmp_path / "rep" / "figures" / "flaky_tasks.png").exists()
