@@ -16,6 +16,7 @@ Layout of the output folder::
     tables/summary_run.{md,tex,csv}            … per results file
     tables/comparisons.{md,tex,csv}            all pairs of agents, paired on shared tasks, Holm-adjusted
     tables/comparisons_by_domain.{md,tex,csv}  the same within each domain (when there are several)
+    tables/consistency.{md,tex,csv}            run-to-run noise per agent × domain (when a task has ≥ 2 trials)
     figures/<name>.{pdf,png}               see ``FIGURES``
 """
 
@@ -49,6 +50,8 @@ FIGURES: dict[str, str] = {
     "termination_reasons": "how trials ended, per agent",
     "cost_vs_pass": "mean agent cost per trial against pass^1, with the Pareto front",
     "leaderboard": "published leaderboard pass^1 beside the recomputed figures",
+    "noise_floor": "per-trial pass^1 with the fixed-task mean and the band where one run lands",
+    "flaky_tasks": "tasks × trials outcomes, the most undecided tasks first",
 }
 """Every figure the report can write, by file name (without extension)."""
 
@@ -137,7 +140,7 @@ def write_report(
     the README with the reason.
     """
     import tauk.plot as tp
-    from tauk.stats import as_trials, compare_all, summarize
+    from tauk.stats import as_trials, compare_all, consistency, summarize
 
     if infra not in ("drop", "fail"):
         raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")
@@ -173,6 +176,14 @@ def write_report(
         idx.skipped.append(("comparisons", "fewer than two agents"))
     if cmp_dom is not None:
         _write_table(idx, "comparisons_by_domain", "all pairs within each domain (Holm over all)", cmp_dom.summary())
+    # ---- run-to-run consistency (needs a task with at least two trials)
+    cons = consistency(results, by=("agent", "domain"), infra=infra, alpha=round(1.0 - ci, 10))
+    multi = cons.frame.height > 0 and (cons.frame["n_trials_max"].max() or 0) >= 2
+    if multi:
+        _write_table(idx, "consistency", "run-to-run noise per agent × domain: flip rate, ICC, noise floor",
+                     cons.summary())  # fmt: skip
+    else:
+        idx.skipped.append(("consistency", "one trial per task"))
 
     # ---- figures
     figs: list[tuple[str, Callable[[], Any] | None, str]] = [
@@ -187,6 +198,8 @@ def write_report(
         ("termination_reasons", lambda: tp.termination_reasons(trials), ""),
         ("cost_vs_pass", (lambda: tp.cost_vs_pass(s_agent))
          if s_agent.groups["avg_agent_cost"].drop_nulls().len() > 0 else None, "no agent_cost recorded"),
+        ("noise_floor", (lambda: tp.noise_floor(cons)) if multi else None, "one trial per task"),
+        ("flaky_tasks", (lambda: tp.flaky_tasks(cons)) if multi else None, "one trial per task"),
     ]  # fmt: skip
     if leaderboard is not None:
         figs.append(("leaderboard", _leaderboard_maker(leaderboard, s_ad), ""))

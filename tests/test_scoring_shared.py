@@ -125,13 +125,25 @@ def test_regrade_retail_head_definitions(shared_data):
     assert known.get_column("score_basis").list.contains("NL_ASSERTION").any()
 
 
-def test_regrade_reports_missing_tasks(shared_data):
+def test_regrade_reports_missing_tasks(shared_data, tmp_path):
+    import json
+
     res = _load(shared_data / "tau2" / "v0.1_gpt-4.1_airline-test_1trial.json")
-    with pytest.warns(RegradeWarning, match="not in the new task definitions"):
-        s = score(res, tasks=shared_data / "tasks" / "v0.1.0_mock_tasks.json")
-    assert not s.get_column("task_defined").any()
-    assert s.get_column("failure").unique().to_list() == ["task_missing"]
-    assert s.get_column("score_reward").null_count() == s.height
+    # task definitions sharing no id with the results (another domain's): refused, not a column of nulls
+    with pytest.raises(tauk.EvaluationError, match="none of the"):
+        score(res, tasks=shared_data / "tasks" / "v0.1.0_mock_tasks.json")
+    # definitions for only some of the tasks: those simulations are reported and get a null reward
+    tasks = json.loads((shared_data / "tasks" / "v0.1.0_airline_tasks.json").read_text())
+    ids = sorted(set(res.trials["task_id"]))
+    keep = [t for t in tasks if str(t["id"]) not in ids[:5]]
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(keep))
+    with pytest.warns(RegradeWarning, match="5 task id.s. of the results are not in the new task definitions"):
+        s = score(res, tasks=part)
+    missing = s.filter(~pl.col("task_defined"))
+    assert set(missing["task_id"]) == set(ids[:5])
+    assert missing.get_column("failure").unique().to_list() == ["task_missing"]
+    assert missing.get_column("score_reward").null_count() == missing.height
 
 
 # ---------------------------------------------------------------------------------------------------- τ-bench

@@ -9,6 +9,7 @@ module imports this package.
     tauk synth OUT_DIR ... | tauk synth --sample
     tauk report PATH... --out DIR
     tauk export PATH... --out DIR [--frames runs,trials,...]
+    tauk consistency PATH... [--by FIELDS] [--infra drop|fail] [--alpha A] [--format table|json|csv|markdown]
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tauk.cli import audit, compare, export, report, summary, synth
+from tauk.cli import audit, compare, consistency, export, report, summary, synth
 from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, report, export, synth)
+SUBCOMMANDS = (summary, compare, audit, consistency, report, export, synth)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):

@@ -12,6 +12,8 @@ re-estimated here: intervals come from the result objects.
     termination_reasons(trials)          how trials ended, per agent
     cost_vs_pass(summary)                cost against pass^1 with the Pareto front
     leaderboard(board, recomputed=None)  published leaderboard figures beside recomputed ones
+    noise_floor(consistency)             per-trial pass^1, the fixed-task mean and the single-run band
+    flaky_tasks(consistency_or_trials)   tasks × trials outcome grid, most undecided tasks first
 
 Style: :func:`style` (context manager), :func:`use_style` (global), :func:`agent_color` (one stable colour per
 agent), :func:`save` (byte-identical PDF / PNG / SVG). Figures are created outside pyplot (headless-safe, nothing to
@@ -38,6 +40,7 @@ from .compare import forest
 from .cost import cost_vs_pass, pareto_front
 from .failures import failure_breakdown, termination_reasons
 from .leaderboard import leaderboard
+from .noise import flaky_tasks, mathtext_safe, noise_floor
 from .passk import domain_estimates, pass_k_curve
 from .tasks import success_heatmap
 
@@ -53,9 +56,12 @@ __all__ = [
     "cost_vs_pass",
     "domain_estimates",
     "failure_breakdown",
+    "flaky_tasks",
     "forest",
     "leaderboard",
+    "mathtext_safe",
     "new_figure",
+    "noise_floor",
     "pareto_front",
     "pass_k_curve",
     "register_agents",

@@ -16,6 +16,7 @@ from tauk.table import SummaryTable, latex_escape
 
 from ._core import as_trials
 from .compare import Comparison, MultipleComparison, compare, compare_all
+from .consistency import ConsistencyResult, consistency
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .power import PowerResult, power, power_analysis, tasks_needed
 from .pvalues import adjust_pvalues, benjamini_hochberg, holm, sign_flip_pvalue
@@ -23,6 +24,8 @@ from .summary import Summary, summarize
 
 __all__ = [
     "Comparison",
+    "ConsistencyResult",
+    "consistency",
     "MultipleComparison",
     "adjust_pvalues",
     "as_trials",

@@ -1,0 +1,265 @@
+"""Run-to-run noise figures from :func:`tauk.stats.consistency`: the noise floor and the flaky-task grid.
+
+Nothing is re-estimated here: the points, means, bands and task orders come from the
+:class:`~tauk.stats.ConsistencyResult`. Labels taken from result files are escaped for mathtext (``$`` → ``\\$``),
+so an agent called ``a$b$`` is drawn as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from scipy import special
+
+from tauk.conventions import INFRA, TASK_KEY
+from tauk.errors import TaukError
+
+from ._common import empty_message, figure_and_axes, legend_outside, shorten, styled
+from ._style import NEUTRAL, OKABE_ITO, new_figure, register_agents
+
+__all__ = ["noise_floor", "flaky_tasks", "mathtext_safe"]
+
+PASS_COLOR = OKABE_ITO["blue"]
+FAIL_COLOR = OKABE_ITO["orange"]
+DROPPED_COLOR = "#BBBBBB"
+MISSING_COLOR = "#FFFFFF"
+
+
+def mathtext_safe(text: Any) -> str:
+    r"""A label matplotlib draws as written: every ``$`` escaped, so no mathtext is parsed from untrusted names.
+
+    >>> mathtext_safe("gpt-$4$")
+    'gpt-\\$4\\$'
+    """
+    return str(text).replace("$", r"\$")
+
+
+def _label(values: Sequence[Any], width: int = 30) -> str:
+    return mathtext_safe(" · ".join(shorten("—" if v is None else v, width) for v in values)) if values else "all"
+
+
+def _result(obj: Any) -> Any:
+    from tauk.stats.consistency import ConsistencyResult
+
+    if not isinstance(obj, ConsistencyResult):
+        raise TaukError(f"expected a ConsistencyResult (tauk.stats.consistency), got {type(obj).__name__}")
+    return obj
+
+
+@styled
+def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figure:
+    """Per-trial pass^1 of every group as points, with the group's fixed-task mean (pass^1 over all its trials) and
+    the single-run band: mean ± z_{1−α/2} · sd_single_run, where one run of the same setup on the same tasks lands
+    with probability 1 − α. Points far outside their band point to a trial index that behaved differently (an outage,
+    a changed prompt).
+
+    Args:
+        result: a :class:`tauk.stats.ConsistencyResult`.
+        ax: draw into this axes (else a new figure).
+        band: draw the single-run bands (groups with one trial per task have none).
+
+    Returns the Figure.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> fig = tauk.plot.noise_floor(tauk.stats.consistency(tauk.load("data/")))
+    >>> len(fig.axes)
+    1
+    """
+    res = _result(result)
+    frame = res.frame
+    by = list(res.by)
+    n = frame.height
+    fig, ax = figure_and_axes(ax, (6.4, max(2.0, 0.42 * n + 1.3)))
+    if n == 0:
+        empty_message(ax, "no groups")
+        return fig
+    z = float(special.ndtri(1 - res.alpha / 2))
+    agents = [r.get("agent") for r in frame.iter_rows(named=True)] if "agent" in by else [None] * n
+    colors = register_agents([a for a in agents if a is not None]) if "agent" in by else {}
+    rng = np.random.default_rng(0)  # a fixed vertical jitter, so repeated figures are identical
+    labels: list[str] = []
+    seen: list[float] = []
+    for i, r in enumerate(frame.iter_rows(named=True)):
+        y = n - 1 - i
+        labels.append(_label([r[c] for c in by]))
+        color = colors.get(str(r.get("agent")), NEUTRAL) if "agent" in by else NEUTRAL
+        mean, sd = r["pass1"], r["sd_single_run"]
+        if band and mean is not None and sd is not None:
+            lo, hi = max(0.0, mean - z * sd), min(1.0, mean + z * sd)  # pass^1 lives in [0, 1]
+            ax.barh(y, hi - lo, left=lo, height=0.55, color=color, alpha=0.18, linewidth=0, zorder=1)
+            seen += [lo, hi]
+        pts = np.asarray(r["pass1_per_trial"] or [], dtype=float)
+        seen += [float(x) for x in pts if np.isfinite(x)]
+        if pts.size:
+            jitter = rng.uniform(-0.14, 0.14, pts.size)
+            ax.scatter(pts, y + jitter, s=22, color=color, edgecolor="white", linewidth=0.5, zorder=3)
+        if mean is not None:
+            ax.plot([mean, mean], [y - 0.3, y + 0.3], color=NEUTRAL, linewidth=2.0, zorder=4)
+    ax.set_yticks(range(n - 1, -1, -1), labels)
+    ax.set_ylim(-0.7, n - 0.3)
+    if seen:
+        pad = max(0.02, 0.05 * (max(seen) - min(seen)))
+        ax.set_xlim(max(min(seen) - pad, -0.03), min(max(seen) + pad, 1.03))
+    ax.set_xlabel("pass^1")
+    ax.grid(True, axis="x")
+    ax.grid(False, axis="y")
+    handles = [
+        Line2D([], [], marker="o", linestyle="none", color=NEUTRAL, markersize=5, label="pass^1 of one trial index"),
+        Line2D([], [], color=NEUTRAL, linewidth=2.0, label="pass^1 over all trials"),
+    ]
+    if band:
+        handles.append(Patch(color=NEUTRAL, alpha=0.18, label=f"single-run band ({1 - res.alpha:.0%})"))
+    legend_outside(ax, handles, [h.get_label() for h in handles])
+    ax.set_title("run-to-run noise", loc="left")
+    return fig
+
+
+def _select(res: Any, group: Any) -> pl.DataFrame:
+    keys = list(res.by)
+    frame = res.frame.select(keys) if keys else pl.DataFrame({"_": [0]})
+    if group is None:  # every group that has a task with two trials (a one-column grid shows no flakiness)
+        multi = res.frame.filter(pl.col("n_trials_max") >= 2)
+        return (multi.select(keys) if keys else frame) if multi.height else frame
+    want = group if isinstance(group, dict) else dict(zip(keys, group if isinstance(group, tuple | list) else (group,)))
+    unknown = [k for k in want if k not in keys]
+    if unknown:
+        raise TaukError(f"group names {unknown}, not among the result's keys {keys}")
+    sel = frame.filter(pl.all_horizontal([pl.col(k) == v for k, v in want.items()]) if want else pl.lit(True))
+    if sel.height == 0:
+        raise TaukError(f"no group matches {want}")
+    return sel
+
+
+def _grid(res: Any, key: dict[str, Any], max_tasks: int | None, only_flaky: bool) -> tuple[np.ndarray, list[str], int, int]:
+    """(tasks × trials) codes 0 fail, 1 pass, 2 dropped, 3 missing; row labels; flaky rows; tasks left out."""
+    keys = list(res.by)
+    tk = [c for c in TASK_KEY if c not in keys]
+    tasks, oc = res.tasks, res.outcomes
+    for k, v in key.items():
+        tasks = tasks.filter(pl.col(k).is_null() if v is None else pl.col(k) == v)
+        oc = oc.filter(pl.col(k).is_null() if v is None else pl.col(k) == v)
+    tasks = tasks.with_row_index("_i").with_columns(
+        pl.when(pl.col("flaky")).then(0).when(pl.col("c") == pl.col("n")).then(1).otherwise(2).alias("_kind"),
+        (pl.col("rate") - 0.5).abs().alias("_und"),
+    ).sort(["_kind", "_und", "_i"])
+    if only_flaky:
+        tasks = tasks.filter(pl.col("flaky"))
+    total = tasks.height
+    if max_tasks is not None:
+        tasks = tasks.head(max_tasks)
+    n_flaky = int(tasks["flaky"].sum()) if tasks.height else 0
+    trials = sorted(set(oc["trial_index"].drop_nulls().to_list()))
+    col = {t: j for j, t in enumerate(trials)}
+    multi_domain = "domain" in tk and tasks["domain"].n_unique() > 1
+    row = {tuple(r[c] for c in tk): i for i, r in enumerate(tasks.iter_rows(named=True))}
+    M = np.full((len(row), len(trials)), 3, dtype=np.int64)
+    for r in oc.iter_rows(named=True):
+        i = row.get(tuple(r[c] for c in tk))
+        if i is None or r["trial_index"] is None:
+            continue
+        M[i, col[r["trial_index"]]] = 2 if not r["kept"] else int(r["success"])
+    labels = []
+    for r in tasks.iter_rows(named=True):
+        name = f"{r['domain']}/{r['task_id']}" if multi_domain else str(r["task_id"])
+        labels.append(mathtext_safe(f"{shorten(name, 34)}  {r['c']}/{r['n']}"))
+    return M, labels, n_flaky, total - tasks.height
+
+
+@styled
+def flaky_tasks(
+    result_or_trials: Any,
+    ax: Axes | None = None,
+    *,
+    group: Any = None,
+    max_tasks: int | None = 40,
+    only_flaky: bool = False,
+    by: str | Sequence[str] | None = ("agent", "domain"),
+    infra: str = INFRA,
+    reward: str = "reward",
+) -> Figure:
+    """Tasks × trials outcome grid, one panel per group: flaky tasks on top, most undecided first (|c/n − ½|
+    smallest), then the tasks that always passed, then those that always failed; cells pass / fail / dropped
+    infrastructure error / not run; each row labelled with the task and its c/n.
+
+    Args:
+        result_or_trials: a :class:`tauk.stats.ConsistencyResult`, or a trials frame / Results (then
+            ``consistency(…, by=by, infra=infra, reward=reward)`` is computed first).
+        ax: draw into this axes (only when one group is drawn).
+        group: draw only this group: a dict of key values, or the values of the result's ``by`` keys in order
+            (default: every group with a task that has two trials or more).
+        max_tasks: at most this many rows per panel (the most undecided first); None for all.
+        only_flaky: leave out the tasks that always passed or always failed.
+
+    Returns the Figure.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> fig = tauk.plot.flaky_tasks(tauk.load("data/"), group=("baseline", "retail"))
+    >>> len(fig.axes)
+    1
+    """
+    from tauk.stats.consistency import ConsistencyResult, consistency
+
+    if isinstance(result_or_trials, ConsistencyResult):
+        res = result_or_trials
+    else:
+        res = consistency(result_or_trials, by=by, infra=infra, reward=reward)
+    groups = _select(res, group)
+    keys = list(res.by)
+    panels = [dict(zip(keys, r)) for r in groups.select(keys).iter_rows()] if keys else [{}]
+    data = [_grid(res, k, max_tasks, only_flaky) for k in panels]
+    if ax is not None and len(panels) != 1:
+        raise TaukError(f"ax= draws one group; this result has {len(panels)} (choose one with group=)")
+    rows = max((d[0].shape[0] for d in data), default=0)
+    cols = max((d[0].shape[1] for d in data), default=0)
+    h = float(np.clip(0.16 * rows + 1.2, 2.0, 12.0))
+    longest = max((len(lab) for d in data for lab in d[1]), default=4)
+    w = 0.6 + 0.052 * longest + 0.28 * max(cols, 1)  # room for the task labels, then the grid
+    if ax is not None:
+        fig, one = figure_and_axes(ax, (w + 1.6, h))
+        axes = [one]
+    else:
+        ncols = min(len(panels), 3)
+        nrows = -(-len(panels) // ncols)
+        fig, grid = new_figure((w * ncols + 1.6, h * nrows), nrows, ncols)
+        axes = list(np.atleast_1d(grid).ravel())
+        for extra in axes[len(panels):]:
+            extra.set_visible(False)
+    cmap = ListedColormap([FAIL_COLOR, PASS_COLOR, DROPPED_COLOR, MISSING_COLOR])
+    for a, key, (M, labels, n_flaky, left_out) in zip(axes, panels, data):
+        title = _label(list(key.values())) if key else "all"
+        if M.size == 0:
+            empty_message(a, "no tasks")
+            a.set_title(title, loc="left")
+            continue
+        a.imshow(M, aspect="auto", cmap=cmap, vmin=-0.5, vmax=3.5, interpolation="nearest")
+        a.set_ylim(max(rows, 1) - 0.5, -0.5)  # the same row height in every panel
+        a.set_xticks(range(M.shape[1]), [str(j) for j in range(M.shape[1])])
+        a.set_yticks(range(M.shape[0]), labels, fontsize=6.5 if M.shape[0] > 30 else 7.5)
+        a.set_xticks(np.arange(-0.5, M.shape[1]), minor=True)
+        a.set_yticks(np.arange(-0.5, M.shape[0]), minor=True)
+        a.grid(True, which="minor", color="white", linewidth=0.6)
+        a.grid(False, which="major")
+        a.tick_params(which="both", length=0)
+        for s in a.spines.values():
+            s.set_visible(False)
+        if 0 < n_flaky < M.shape[0]:
+            a.axhline(n_flaky - 0.5, color="black", linewidth=1.6)
+        a.set_xlabel("trial" + (f"  (+{left_out} tasks not shown)" if left_out else ""))
+        a.set_title(f"{title}\n{n_flaky} flaky of {M.shape[0] + left_out}", loc="left", fontsize=8.5)
+    handles = [Patch(color=PASS_COLOR, label="pass"), Patch(color=FAIL_COLOR, label="fail"),
+               Patch(color=DROPPED_COLOR, label="infra error (dropped)")]  # fmt: skip
+    legend_outside(axes[min(len(panels), len(axes)) - 1 if len(panels) <= 3 else 2], handles,
+                   [hh.get_label() for hh in handles])  # fmt: skip
+    return fig

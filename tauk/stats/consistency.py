@@ -1,0 +1,706 @@
+r"""Run-to-run consistency: how much of a score is the agent, and how much is the dice.
+
+Every quantity is computed per group (``by``) from the kept trials of each task. Notation: tasks t = 1 … T, task t
+has n_t kept trials (its *observed* trials: a τ-bench run's missing trials are not imputed here, unlike in pass^k)
+of which c_t succeed, y_{t,j} ∈ {0, 1} is trial j of task t, p_t the task's true success probability, and
+N = Σ_t n_t. A *single run* is one trial of every task (as in a leaderboard submission); an *m-trial run* averages
+m trials per task. "Fixed tasks": the same T tasks re-run (the tasks themselves are not resampled).
+
+Per group (columns of :meth:`ConsistencyResult.to_frame`):
+
+* ``pass1`` = (1/T) Σ_t c_t/n_t, and ``pass1_per_trial[j]`` = mean_t y_{t,j} over the tasks that have trial j
+  (the recorded ``trial`` index; when it is missing or repeats within a task, e.g. several runs in one group, the
+  j-th trial of each task in (run_id, trial, simulation_id) order). ``pass1_spread`` = max − min of those over the
+  trial indices that at least half of the tasks reached.
+* ``flip_rate`` = share of the tasks with n_t ≥ 2 that neither always pass nor always fail (0 < c_t < n_t); those
+  are the *flaky tasks* (:attr:`ConsistencyResult.flaky`, most undecided first: by |c_t/n_t − 0.5|).
+* ``icc`` — ICC(1) of success within tasks (one-way random-effects ANOVA):
+  MSB = Σ_t n_t (c_t/n_t − ȳ)² / (T − 1), MSW = Σ_t c_t(n_t − c_t)/n_t / (N − T), ȳ = Σ c_t / N,
+  n0 = (N − Σ n_t²/N)/(T − 1) (the unequal-n correction; n0 = n when balanced),
+  ICC(1) = (MSB − MSW)/(MSB + (n0 − 1) MSW). Interval (``icc_low``, ``icc_high``) at level 1 − α from F = MSB/MSW:
+  F_L = F / F_{1−α/2}(T−1, N−T), F_U = F · F_{1−α/2}(N−T, T−1), ICC = (F_· − 1)/(F_· + n0 − 1) (exact for balanced
+  normal data, an approximation for binary outcomes and unequal n).
+* ``bb_rho`` — the beta-binomial over-dispersion ρ = 1/(1 + κ), the ICC's model twin: c_t ~ BetaBinomial(n_t, a, b)
+  with a = μκ, b = (1 − μ)κ; (μ, ρ) maximise the marginal likelihood Σ_t [betaln(c_t + a, n_t − c_t + b) − betaln(a, b)]
+  (``bb_mean`` = μ). ``icc`` is the moment (ANOVA) estimate of the same share of variance, ``bb_rho`` the model-based
+  one (it assumes a Beta distribution of p_t over tasks).
+* ``sd_single_run`` — SD of a single run's pass^1 around the fixed-task mean (1/T) Σ p_t:
+  Var = Σ_t p_t(1 − p_t) / T², estimated without bias by V̂ = Σ_t v_t, v_t = c_t(n_t − c_t)/(n_t(n_t − 1)) (needs
+  n_t ≥ 2; tasks with one trial get the mean v_t of the others); SD = √V̂ / T. For an m-trial run
+  ``sd_m{m}`` = ``sd_single_run`` / √m. ``se_rerun`` = √(Σ_t v_t/n_t)/T is the same SD for this data's own pass1
+  (equal to ``pass_hat_k``'s se_rerun at k = 1).
+* ``mdd_single_runs`` — the noise floor: the smallest difference between two single-run pass^1 scores of the same
+  setup on these T tasks that is significant at α. The difference of two single runs is D = ΔS/T with
+  ΔS = Σ_t (y_t − y'_t), each term −1, 0, +1 with probabilities p_t(1−p_t), 1 − 2p_t(1−p_t), p_t(1−p_t); its
+  distribution depends on the p_t only through p_t(1−p_t), and its generating function
+  Π_t (1 − 2q_t + q_t(x + 1/x)) is linear in each q_t, so putting v_t for q_t estimates every point probability
+  without bias — it is the distribution of the difference of two *distinct recorded trials* drawn from every task.
+  On this lattice (steps of 1/T) the threshold is the mid-p one: the smallest s ≥ 1 with
+  P̂(|ΔS| > s) + ½ P̂(|ΔS| = s) ≤ α, and mdd = s/T (a difference of mdd or more is significant).
+  ``mdd_single_runs_size`` = P̂(|ΔS| ≥ s), the chance of a gap that large between identical setups.
+  ``mdd_m{m}`` does the same for two m-trial runs (lattice 1/(mT); per-task generating function raised to the m-th
+  power, whose variance is still unbiased). The mid-p threshold keeps the rejection rate of identical-setup pairs
+  at 5 % ± 1.5 (simulation at T ∈ {20, 50}, n ∈ {2, 4, 8}, wherever about five or more tasks are flaky; table in
+  ARCHITECTURE.md), where a normal z·√2·SD over-rejects at n = 2 and the conservative exact threshold (size ≤ α)
+  under-rejects. With fewer than :data:`MIN_FLAKY` (3) flaky tasks no floor is given (null, with a note).
+
+Within every set of groups that share all ``by`` keys except ``rank_by`` (default: the agents of one domain), the
+ranking (:attr:`ConsistencyResult.ranking`, :attr:`ConsistencyResult.rankings`):
+
+* ``snr`` = signal / noise: noise = √(mean_a sd_single_run_a²) (one run's SD), signal = √max(0, s²_a − mean_a
+  se_rerun_a²) (the spread of the agents' pass1 with this data's own trial noise taken out; s²_a = sample variance
+  of pass1 across agents). Below 1 a single run's noise exceeds the real spread between the agents.
+* ``trials_to_resolve_next`` for each adjacent pair (i, i+1) of the ranking by pass1, with gap δ: the smallest m with
+  δ ≥ z_{1−α/2} √((σ_i² + σ_{i+1}²)/m), σ = sd_single_run — i.e. m = ⌈z² (σ_i² + σ_{i+1}²)/δ²⌉; the set's
+  ``trials_to_resolve`` is the largest (null when two agents tie). It resolves the ranking against run-to-run noise
+  on these tasks (not task sampling: for new tasks see :func:`tauk.stats.power`), taking the observed gaps as true.
+
+Groups whose tasks all have one trial get null for every multi-trial quantity and a ``note``; infrastructure errors
+follow ``infra=`` (dropped, or failed trials) and are counted in ``infra_error_count``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy import special
+from scipy import stats as sstats
+
+from tauk.conventions import CI_LEVEL, INFRA, TASK_KEY
+from tauk.errors import TaukError
+from tauk.table import SummaryTable
+
+from ._core import normalize_by, prepare_trials
+
+__all__ = [
+    "ConsistencyResult",
+    "consistency",
+    "icc_oneway",
+    "beta_binomial_rho",
+    "rerun_variance",
+    "difference_null",
+    "mdd_threshold",
+    "noise_floor",
+]
+
+ALPHA = round(1.0 - CI_LEVEL, 10)
+MS = (1, 2, 4, 8)
+MIN_FLAKY = 3
+"""Fewest flaky tasks (0 < c < n) a noise floor is estimated from."""
+FEW_FLAKY = 10
+"""Below this many flaky tasks the result notes that the noise floor is itself uncertain."""
+
+
+# ------------------------------------------------------------------------------------------------ array kernels
+def rerun_variance(n: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Per-task v_t = c_t(n_t − c_t)/(n_t(n_t − 1)), unbiased for p_t(1 − p_t); NaN where n_t < 2. Works on arrays of
+    any shape (e.g. (datasets × tasks) in a simulation).
+
+    >>> rerun_variance(np.array([4, 4, 1]), np.array([2, 4, 1]))
+    array([0.33333333, 0.        ,        nan])
+    """
+    n = np.asarray(n, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n >= 2, c * (n - c) / (n * (n - 1.0)), np.nan)
+
+
+def icc_oneway(n: np.ndarray, c: np.ndarray, alpha: float = ALPHA) -> dict[str, float | None]:
+    """ICC(1) of binary success within tasks with its F-based interval (unequal n: the n0 correction).
+
+    Returns ``icc, icc_low, icc_high, n0, F`` (None where undefined: fewer than 2 tasks, no task with 2 trials,
+    or no variation at all; when no task varies within itself the ICC is 1 and the interval undefined).
+
+    >>> r = icc_oneway(np.array([4, 4, 4]), np.array([0, 4, 2]))
+    >>> round(r["icc"], 4), r["n0"]
+    (0.6667, 4.0)
+    """
+    n = np.asarray(n, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    T, N = n.size, float(n.sum())
+    out: dict[str, float | None] = dict.fromkeys(("icc", "icc_low", "icc_high", "n0", "F"))
+    if T < 2 or N - T < 1:
+        return out
+    ybar = c.sum() / N
+    msb = float(np.sum(n * (c / n - ybar) ** 2) / (T - 1))
+    msw = float(np.sum(c * (n - c) / n) / (N - T))
+    n0 = float((N - np.sum(n**2) / N) / (T - 1))
+    out["n0"] = n0
+    if msb == 0 and msw == 0:
+        return out
+    if msw == 0:
+        out["icc"] = 1.0
+        return out
+    F = msb / msw
+    out["F"] = F
+    icc = (msb - msw) / (msb + (n0 - 1.0) * msw)
+    out["icc"] = 0.0 if abs(icc) < 1e-12 else icc
+    fl = F / sstats.f.ppf(1 - alpha / 2, T - 1, N - T)
+    fu = F * sstats.f.ppf(1 - alpha / 2, N - T, T - 1)
+    out["icc_low"] = (fl - 1.0) / (fl + n0 - 1.0)
+    out["icc_high"] = min(1.0, (fu - 1.0) / (fu + n0 - 1.0))
+    return out
+
+
+def beta_binomial_rho(n: np.ndarray, c: np.ndarray) -> tuple[float | None, float | None]:
+    """(μ, ρ) of a beta-binomial fitted by maximum marginal likelihood; ρ = 1/(1 + κ) is the over-dispersion
+    (the share of success variance between tasks). (None, None) when it is not identifiable: no task with 2 trials,
+    or every trial a success / every trial a failure.
+
+    >>> mu, rho = beta_binomial_rho(np.array([4] * 6), np.array([0, 0, 4, 4, 2, 1]))
+    >>> round(mu, 3), round(rho, 3)
+    (0.479, 0.623)
+    """
+    n = np.asarray(n, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    if n.size == 0 or not np.any(n >= 2) or c.sum() == 0 or c.sum() == n.sum():
+        return None, None
+    pairs, w = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)  # distinct (n, c) with counts
+    nn, cc = (pairs[:, i].astype(np.float64)[:, None] for i in (0, 1))
+    w = w.astype(np.float64)
+
+    def nll(mu: np.ndarray, rho: np.ndarray) -> np.ndarray:
+        kappa = (1.0 - rho) / rho
+        a, b = mu * kappa, (1.0 - mu) * kappa
+        return -(w @ (special.betaln(cc + a, nn - cc + b) - special.betaln(a, b)))
+
+    lo, hi = -10.0, 10.0  # search in logit(μ), logit(ρ): a coarse grid, then zoom in around the best point
+    cu, cr, half = 0.0, 0.0, 10.0
+    for _ in range(8):
+        gu = np.clip(np.linspace(cu - half, cu + half, 41), lo, hi)
+        gr = np.clip(np.linspace(cr - half, cr + half, 41), lo, hi)
+        U, R = (x.ravel()[None, :] for x in np.meshgrid(gu, gr))
+        best = int(np.argmin(nll(special.expit(U), special.expit(R))))
+        cu, cr = float(U[0, best]), float(R[0, best])
+        half /= 8.0
+    mu, rho = float(special.expit(cu)), float(special.expit(cr))
+    return mu, (0.0 if cr <= lo + 0.05 else 1.0 if cr >= hi - 0.05 else rho)
+
+
+def difference_null(v: np.ndarray, m: int = 1) -> np.ndarray:
+    """Distribution of ΔS = Σ_t Σ_{j≤m} (y_{t,j} − y'_{t,j}), the difference of the success counts of two m-trial runs
+    of the same tasks, when task t's two outcomes differ in each direction with probability v_t (exact convolution
+    through the characteristic function). ``v`` is (tasks,) or (datasets × tasks); returns probabilities of
+    |ΔS| = 0, 1, …, mT on the last axis.
+
+    >>> difference_null(np.array([0.25, 0.25])).round(4)      # two tasks with p = 1/2
+    array([0.375, 0.5  , 0.125])
+    """
+    v_in = np.asarray(v, dtype=np.float64)
+    v = np.atleast_2d(v_in)
+    T = v.shape[-1]
+    L = 2 * m * T + 1
+    cos_w = np.cos(2.0 * np.pi * np.arange(L) / L)
+    phi = np.ones((v.shape[0], L))
+    for t in range(T):
+        phi *= (1.0 - 2.0 * v[:, t : t + 1] * (1.0 - cos_w)) ** m
+    p = np.clip(np.fft.ifft(phi, axis=-1).real, 0.0, None)  # p[j] = P(ΔS ≡ j mod L), symmetric
+    out = np.empty((v.shape[0], m * T + 1))
+    out[:, 0] = p[:, 0]
+    out[:, 1:] = 2.0 * p[:, 1 : m * T + 1]
+    out /= out.sum(axis=-1, keepdims=True)
+    return out[0] if v_in.ndim == 1 else out
+
+
+def mdd_threshold(dist: np.ndarray, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """The mid-p threshold on |ΔS| from :func:`difference_null`: the smallest s ≥ 1 with
+    P(|ΔS| > s) + ½ P(|ΔS| = s) ≤ α, and its size P(|ΔS| ≥ s). Vectorised over rows.
+
+    >>> s, size = mdd_threshold(difference_null(np.full(20, 0.25)), 0.05)
+    >>> int(s), round(float(size), 4)
+    (7, 0.0385)
+    """
+    d = np.atleast_2d(dist)
+    ge = np.cumsum(d[:, ::-1], axis=1)[:, ::-1]  # ge[:, s] = P(|ΔS| ≥ s)
+    gt = np.concatenate([ge[:, 1:], np.zeros((d.shape[0], 1))], axis=1)
+    mid = gt + 0.5 * d
+    ok = mid <= alpha + 1e-12
+    ok[:, 0] = False
+    s = np.where(ok.any(axis=1), np.argmax(ok, axis=1), d.shape[1])
+    size = np.where(s < d.shape[1], ge[np.arange(d.shape[0]), np.minimum(s, d.shape[1] - 1)], 0.0)
+    if np.ndim(dist) == 1:
+        return s[0], size[0]
+    return s, size
+
+
+def noise_floor(n: np.ndarray, c: np.ndarray, m: int = 1, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """The noise floor of two m-trial runs on the lattice of |ΔS|: (threshold s, its size), from per-task trial
+    counts ``n`` and successes ``c`` — (tasks,) or (datasets × tasks). The mdd is s/(mT). Tasks with one trial get
+    the mean v_t of the others. Where fewer than :data:`MIN_FLAKY` tasks varied, s is −1 and the size NaN (no floor:
+    a null built on one or two tasks claims gaps are impossible that are not).
+
+    >>> s, size = noise_floor(np.full(50, 4), np.r_[np.zeros(20), np.full(20, 4), np.full(10, 2)].astype(int))
+    >>> int(s), round(float(size), 4)
+    (6, 0.0302)
+    """
+    n = np.asarray(n, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    one = n.ndim == 1
+    n2, c2 = np.atleast_2d(n), np.atleast_2d(c)
+    v = rerun_variance(n2, c2)
+    with np.errstate(invalid="ignore"):
+        vbar = np.nanmean(np.where(n2 >= 2, v, np.nan), axis=1, keepdims=True) if np.any(n2 < 2) else None
+    if vbar is not None:
+        v = np.where(n2 >= 2, v, np.nan_to_num(vbar, nan=0.0))
+    flaky = ((n2 >= 2) & (c2 > 0) & (c2 < n2)).sum(axis=1)
+    s, size = mdd_threshold(difference_null(v, m), alpha)
+    s, size = np.atleast_1d(s), np.atleast_1d(size).astype(np.float64)
+    none = (flaky < MIN_FLAKY) | (s > m * n2.shape[1])
+    s = np.where(none, -1, s)
+    size = np.where(none, np.nan, size)
+    return (s[0], size[0]) if one else (s, size)
+
+
+# ------------------------------------------------------------------------------------------------ frames
+def _as_trials(data: Any) -> pl.DataFrame:
+    if isinstance(data, pl.DataFrame):
+        return data
+    if isinstance(data, pl.LazyFrame):
+        return data.collect()
+    trials = getattr(data, "trials", None)
+    if isinstance(trials, pl.DataFrame):
+        return trials
+    raise TaukError(f"expected a trials frame or Results, got {type(data).__name__}")
+
+
+def _outcomes(df: pl.DataFrame, by: tuple[str, ...]) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """One row per trial (kept or dropped): group keys, task key, ``trial_index``, ``success``, ``kept``, ``infra``."""
+    keys = list(by) if by else ["__all__"]
+    if not by:
+        df = df.with_columns(pl.lit(0).alias("__all__"))
+    tkeys = [c for c in TASK_KEY if c not in keys]
+    order = [c for c in ("run_id", "trial", "simulation_id") if c in df.columns]
+    df = df.sort([*keys, *tkeys, *order], nulls_last=True)
+    task = [*keys, *tkeys]
+    rank = pl.int_range(pl.len()).over(task).cast(pl.Int64)
+    # per group: is the recorded trial index usable (present and unique within every task)?
+    bad = (pl.col("trial").is_null() | pl.col("trial").is_duplicated().over(task)).any().over(keys)
+    df = df.with_columns(pl.when(bad).then(rank).otherwise(pl.col("trial").cast(pl.Int64)).alias("trial_index"),
+                         bad.alias("_ranked"))  # fmt: skip
+    cols = [*keys, *tkeys, "trial_index", "_success", "_kept", "_infra", "_ranked"]
+    out = df.select(cols).rename({"_success": "success", "_kept": "kept", "_infra": "infra", "_ranked": "ranked"})
+    out = out.with_columns(pl.col("success") & pl.col("kept"))
+    return out, keys, tkeys
+
+
+def _f(x: Any) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def _group_stats(g: pl.DataFrame, tkeys: list[str], alpha: float, ms: tuple[int, ...]) -> tuple[dict, pl.DataFrame, pl.DataFrame]:
+    """Scalar row, per-trial frame and per-task frame of one group's outcome rows."""
+    kept = g.filter(pl.col("kept"))
+    per_task = (
+        g.group_by(tkeys, maintain_order=True)
+        .agg(pl.col("kept").sum().cast(pl.Int64).alias("n"), pl.col("success").sum().cast(pl.Int64).alias("c"))
+    )
+    n_no_kept = per_task.filter(pl.col("n") == 0).height
+    per_task = per_task.filter(pl.col("n") > 0)
+    n = per_task["n"].to_numpy().astype(np.int64)
+    c = per_task["c"].to_numpy().astype(np.int64)
+    T = int(n.size)
+    row: dict[str, Any] = {
+        "n_tasks": T,
+        "n_tasks_no_kept": n_no_kept,
+        "n_trials_min": int(n.min()) if T else None,
+        "n_trials_max": int(n.max()) if T else None,
+        "n_trials_mean": float(n.mean()) if T else None,
+        "n_obs": int(n.sum()),
+        "infra_error_count": int(g["infra"].sum()),
+        "pass1": float(np.mean(c / n)) if T else None,
+    }
+    notes: list[str] = []
+    # per-trial pass^1
+    pt = (
+        kept.group_by("trial_index")
+        .agg(pl.len().cast(pl.Int64).alias("n_tasks"), pl.col("success").mean().alias("pass1"))
+        .sort("trial_index")
+    )
+    row["n_trial_indices"] = pt.height
+    row["pass1_per_trial"] = [float(x) for x in pt["pass1"]]
+    wide = pt.filter(pl.col("n_tasks") * 2 >= T)["pass1"] if T else pt["pass1"]
+    row["pass1_spread"] = float(wide.max() - wide.min()) if wide.len() >= 2 else None
+    multi = n >= 2
+    T2 = int(multi.sum())
+    flaky = multi & (c > 0) & (c < n)
+    row["flip_rate"] = float(flaky.sum() / T2) if T2 else None
+    row["n_flaky"] = int(flaky.sum()) if T2 else None
+    # ICC(1) and its beta-binomial twin
+    icc = icc_oneway(n, c, alpha) if T2 else dict.fromkeys(("icc", "icc_low", "icc_high", "n0", "F"))
+    row["icc"], row["icc_low"], row["icc_high"] = (_f(icc[k]) for k in ("icc", "icc_low", "icc_high"))
+    row["icc_n0"] = _f(icc["n0"])
+    mu, rho = beta_binomial_rho(n, c) if T2 else (None, None)
+    row["bb_rho"], row["bb_mean"] = rho, mu
+    # run-to-run SD and noise floor
+    v = rerun_variance(n, c)
+    if T2:
+        vbar = float(np.nanmean(v))
+        V = float(np.where(multi, v, vbar).sum())
+        sd1 = math.sqrt(V) / T
+        row["se_rerun"] = math.sqrt(float(np.sum(v / n))) / T if T2 == T else None
+        if T2 < T:
+            notes.append(f"{T - T2} task(s) with one trial: their trial variance taken as the mean of the others")
+    else:
+        V, sd1 = None, None
+        row["se_rerun"] = None
+    row["sd_single_run"] = sd1
+    for m in ms:
+        if m != 1:
+            row[f"sd_m{m}"] = None if sd1 is None else sd1 / math.sqrt(m)
+    for m in ms:
+        mdd = size = None
+        if V is not None and V > 0:
+            s, sz = noise_floor(n, c, m, alpha)
+            if s > 0:
+                mdd, size = float(s) / (m * T), float(sz)
+        if m == 1:
+            row["mdd_single_runs"], row["mdd_single_runs_size"] = mdd, size
+        else:
+            row[f"mdd_m{m}"] = mdd
+    if T and not T2:
+        notes.append("one trial per task: the multi-trial quantities need tasks with at least 2 trials")
+    elif T2 and V == 0:
+        notes.append("no task varied across its trials: no run-to-run noise was seen, so no noise floor is estimated")
+    elif T2 and row["n_flaky"] < MIN_FLAKY:
+        notes.append(f"only {row['n_flaky']} flaky task(s): too few to estimate a noise floor")
+    elif T2 and row["n_flaky"] < FEW_FLAKY:
+        notes.append(f"the noise floor rests on {row['n_flaky']} flaky tasks: it is itself uncertain")
+    if g["ranked"].any() and T and row["n_trials_max"] >= 2:
+        notes.append("trial indices missing or repeated within tasks: per-trial pass^1 uses each task's j-th trial")
+    if T == 0:
+        notes.append("no kept trial")
+    row["note"] = "; ".join(notes) if notes else None
+    tasks = per_task.with_columns(
+        (pl.col("c") / pl.col("n")).alias("rate"),
+        ((pl.col("n") >= 2) & (pl.col("c") > 0) & (pl.col("c") < pl.col("n"))).alias("flaky"),
+    )
+    return row, pt, tasks
+
+
+def _ranking(frame: pl.DataFrame, by: tuple[str, ...], rank_by: str | None, alpha: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+    other = [c for c in by if c != rank_by]
+    z = float(special.ndtri(1 - alpha / 2))
+    items: list[dict[str, Any]] = []
+    sets: list[dict[str, Any]] = []
+    if rank_by is None or rank_by not in by or frame.height == 0:
+        return pl.DataFrame(), pl.DataFrame()
+    parts = frame.group_by(other, maintain_order=True) if other else [((), frame)]
+    for key, part in parts:
+        part = part.filter(pl.col("pass1").is_not_null()).sort(["pass1", rank_by], descending=[True, False])
+        if part.height < 2:
+            continue
+        kvals = dict(zip(other, key if isinstance(key, tuple) else (key,)))
+        p = part["pass1"].to_numpy()
+        sd = np.array([np.nan if x is None else x for x in part["sd_single_run"].to_list()], dtype=float)
+        se = np.array([np.nan if x is None else x for x in part["se_rerun"].to_list()], dtype=float)
+        nbar = part["n_trials_mean"].to_numpy()
+        se = np.where(np.isfinite(se), se, sd / np.sqrt(nbar))
+        have = bool(np.all(np.isfinite(sd)))
+        noise = float(np.sqrt(np.mean(sd**2))) if have else None
+        signal = float(np.sqrt(max(0.0, float(np.var(p, ddof=1)) - float(np.mean(se**2))))) if have else None
+        snr = None if noise is None or noise == 0 else signal / noise
+        worst: int | None = 0
+        for i, r in enumerate(part.iter_rows(named=True)):
+            gap = m_next = sdd = None
+            if i + 1 < part.height:
+                gap = float(p[i] - p[i + 1])
+                if have:
+                    sdd = float(math.sqrt(sd[i] ** 2 + sd[i + 1] ** 2))
+                    if gap > 0:
+                        m_next = max(1, math.ceil(z * z * sdd * sdd / (gap * gap) - 1e-9))
+                if m_next is None:
+                    worst = None
+                elif worst is not None:
+                    worst = max(worst, m_next)
+            items.append({**kvals, rank_by: r[rank_by], "rank": i + 1, "pass1": r["pass1"], "sd_single_run": r["sd_single_run"],
+                          "gap_to_next": gap, "sd_diff_single_runs": sdd, "trials_to_resolve_next": m_next})  # fmt: skip
+        why = None
+        if not have:
+            why = "no single-run SD for some of them (one trial per task)"
+        elif worst is None:
+            why = "two of them tie"
+        sets.append({**kvals, "n_ranked": part.height, "signal_sd": signal, "noise_sd": noise, "snr": snr,
+                     "trials_to_resolve": worst, "note": why})  # fmt: skip
+    return pl.DataFrame(items, infer_schema_length=None), pl.DataFrame(sets, infer_schema_length=None)
+
+
+# ------------------------------------------------------------------------------------------------ result
+@dataclass(frozen=True)
+class ConsistencyResult:
+    """Run-to-run consistency per group (see :func:`consistency` for every definition).
+
+    ``frame``: one row per group (:meth:`to_frame`); ``per_trial``: group keys, trial_index, n_tasks, pass1;
+    ``tasks``: group keys, task key, n, c, rate = c/n, flaky; ``flaky``: the flaky tasks, most undecided first;
+    ``outcomes``: one row per trial (kept or dropped) with trial_index and success, for the outcome grid;
+    ``ranking``: per group within its ranking set (rank, gap_to_next, trials_to_resolve_next);
+    ``rankings``: per ranking set (signal_sd, noise_sd, snr, trials_to_resolve, note: why it is null).
+    """
+
+    by: tuple[str, ...]
+    infra: str
+    alpha: float
+    reward: str
+    ms: tuple[int, ...]
+    rank_by: str | None
+    frame: pl.DataFrame
+    per_trial: pl.DataFrame
+    tasks: pl.DataFrame
+    outcomes: pl.DataFrame
+    ranking: pl.DataFrame
+    rankings: pl.DataFrame
+
+    @property
+    def flaky(self) -> pl.DataFrame:
+        """The flaky tasks (0 < c < n), per group, most undecided (|c/n − 0.5| smallest) first."""
+        if self.tasks.height == 0:
+            return self.tasks
+        keys = list(self.by)
+        undecided = (pl.col("rate") - 0.5).abs()
+        sort = [*keys, undecided, -pl.col("n")]  # within a group: most undecided, then most trials, then task order
+        return self.tasks.with_row_index("_i").filter(pl.col("flaky")).sort([*sort, "_i"], nulls_last=True).drop("_i")
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per group: group keys, counts, pass1, pass1_per_trial, pass1_spread, flip_rate, n_flaky, icc
+        (+ interval, n0), bb_rho, bb_mean, se_rerun, sd_single_run, sd_m{m}, mdd_single_runs (+ size), mdd_m{m},
+        note."""
+        return self.frame
+
+    def records(self) -> list[dict[str, Any]]:
+        """JSON-ready dicts, one per group: every column of :meth:`to_frame`, ``flaky_tasks`` (list of {domain,
+        task_id, n, c, rate}, most undecided first) and ``ranking`` (rank within its set, gap and trials to resolve
+        the next, and the set's snr and trials_to_resolve; null when the group is not ranked)."""
+        keys = list(self.by)
+        tk = [c for c in TASK_KEY if c not in keys]
+        flaky: dict[tuple, list[dict[str, Any]]] = {}
+        for r in self.flaky.iter_rows(named=True):
+            flaky.setdefault(tuple(r[c] for c in keys), []).append({**{c: r[c] for c in tk}, "n": r["n"], "c": r["c"], "rate": r["rate"]})
+        rank: dict[tuple, dict[str, Any]] = {}
+        if self.ranking.height:
+            other = [c for c in keys if c != self.rank_by]
+            sets = {tuple(r[c] for c in other): r for r in self.rankings.iter_rows(named=True)}
+            for r in self.ranking.iter_rows(named=True):
+                s = sets[tuple(r[c] for c in other)]
+                rank[tuple(r[c] for c in keys)] = {
+                    "rank": r["rank"], "of": s["n_ranked"], "gap_to_next": r["gap_to_next"],
+                    "trials_to_resolve_next": r["trials_to_resolve_next"], "snr": s["snr"],
+                    "signal_sd": s["signal_sd"], "noise_sd": s["noise_sd"], "trials_to_resolve": s["trials_to_resolve"],
+                    "note": s["note"],
+                }  # fmt: skip
+        out = []
+        for r in self.frame.iter_rows(named=True):
+            k = tuple(r[c] for c in keys)
+            rec = {c: _f(v) if isinstance(v, float) else v for c, v in r.items()}
+            rec["flaky_tasks"] = flaky.get(k, [])
+            rec["ranking"] = rank.get(k)
+            out.append(rec)
+        return out
+
+    def summary(self) -> SummaryTable:
+        """The consistency table (text / HTML / LaTeX); ranking and estimator notes below it."""
+        ms = [m for m in self.ms if m != 1]
+        cols = [*self.by, "tasks", "trials", "pass^1", "spread", "flip rate", "ICC(1)",
+                f"ICC {1 - self.alpha:.0%} CI", "rho (beta-bin.)", "SD 1 run", "MDD 1 run",
+                *[f"MDD {m} runs" for m in ms]]  # fmt: skip
+        rows = []
+        for r in self.frame.iter_rows(named=True):
+            lo, hi = r["icc_low"], r["icc_high"]
+            trials = None if r["n_trials_min"] is None else (
+                str(r["n_trials_min"]) if r["n_trials_min"] == r["n_trials_max"] else f"{r['n_trials_min']}-{r['n_trials_max']}")
+            rows.append([*(r[c] for c in self.by), r["n_tasks"], trials, r["pass1"], r["pass1_spread"], r["flip_rate"],
+                         r["icc"], None if lo is None else f"[{lo:.3f}, {hi:.3f}]", r["bb_rho"], r["sd_single_run"],
+                         r["mdd_single_runs"], *[r[f"mdd_m{m}"] for m in ms]])  # fmt: skip
+        notes = [
+            "spread: max - min of pass^1 over trial indices; flip rate: share of tasks neither always passed nor always failed",
+            "ICC(1): one-way ANOVA (moment) estimate of the share of success variance between tasks, F interval; "
+            "rho: the same share from a beta-binomial fit (maximum marginal likelihood), its model-based twin",
+            "SD 1 run: SD of one run's pass^1 re-running the same tasks, sqrt(sum c(n-c)/(n(n-1)))/T; "
+            f"MDD m runs: smallest gap between two m-trial runs of one setup significant at alpha = {self.alpha:g} "
+            "(exact mid-p null of the difference)",
+            f"infrastructure errors: {'dropped' if self.infra == 'drop' else 'counted as failed trials'} "
+            f"({int(self.frame['infra_error_count'].sum()) if self.frame.height else 0} in the data)",
+        ]
+        for r in self.rankings.iter_rows(named=True) if self.rankings.height else []:
+            where = ", ".join(str(r[c]) for c in self.by if c != self.rank_by and c in r) or "all"
+            snr = "—" if r["snr"] is None else f"{r['snr']:.2f}"
+            if r["trials_to_resolve"] is None:
+                notes.append(f"ranking of {r['n_ranked']} {self.rank_by}s ({where}): signal/noise {snr}; "
+                             f"trials to resolve it unknown: {r['note']}")  # fmt: skip
+            else:
+                notes.append(f"ranking of {r['n_ranked']} {self.rank_by}s ({where}): signal/noise {snr}; every adjacent "
+                             f"pair resolved at {r['trials_to_resolve']} trial(s) per task")  # fmt: skip
+        for r in self.frame.iter_rows(named=True):
+            if r["note"]:
+                label = ", ".join(str(r[c]) for c in self.by) or "all"
+                notes.append(f"{label}: {r['note']}")
+        return SummaryTable.build("run-to-run consistency", cols, rows, notes, keys=max(len(self.by), 1))
+
+    def flaky_summary(self, limit: int | None = 20) -> SummaryTable:
+        """The flaky tasks (c/n strictly between 0 and 1), most undecided first, at most ``limit`` per group."""
+        keys = list(self.by)
+        tk = [c for c in TASK_KEY if c not in keys]
+        df = self.flaky
+        if limit is not None and keys:
+            df = df.group_by(keys, maintain_order=True).head(limit)
+        elif limit is not None:
+            df = df.head(limit)
+        rows = [[*(r[c] for c in keys), *(r[c] for c in tk), f"{r['c']}/{r['n']}", r["rate"]] for r in df.iter_rows(named=True)]
+        return SummaryTable.build("flaky tasks (most undecided first)", [*keys, *tk, "c/n", "rate"], rows,
+                                  keys=max(len(keys), 1))  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    def __str__(self) -> str:
+        return str(self.summary())
+
+
+def consistency(
+    trials: Any,
+    *,
+    by: str | Sequence[str] | None = ("agent", "domain"),
+    infra: str = INFRA,
+    alpha: float = ALPHA,
+    reward: str = "reward",
+    ms: Sequence[int] = MS,
+    rank_by: str | None = "agent",
+) -> ConsistencyResult:
+    r"""How much of a score is the agent and how much the dice: trial-to-trial consistency per group.
+
+    Parameters
+    ----------
+    trials : polars.DataFrame or tauk.Results
+        The trials frame (ARCHITECTURE.md) or anything with ``.trials``.
+    by : str or sequence of str, optional
+        Trial columns defining the groups (default agent × domain); a task is (domain, task_id) within a group.
+    infra : {"drop", "fail"}
+        Infrastructure errors dropped (τ²-bench ≥ 1.0) or counted as failed trials; counted either way.
+    alpha : float
+        Significance level of the noise floors (MDD) and 1 − level of the ICC interval.
+    reward : str
+        The reward column deciding success (``"score_reward"`` for a re-scored frame).
+    ms : sequence of int
+        Trials per task of the m-trial runs whose SD and MDD are reported (1 = single runs, always included).
+    rank_by : str or None
+        The ``by`` key that is ranked within each combination of the others (default: agents within a domain).
+
+    Returns
+    -------
+    ConsistencyResult
+        ``to_frame()`` (one row per group), ``records()``, ``summary()``, ``flaky``, ``per_trial``, ``ranking``.
+
+    Notes
+    -----
+    Per group, with n_t kept trials and c_t successes of task t (T tasks, N = Σ n_t):
+
+    * pass1_per_trial[j] = mean over tasks of trial j's success; pass1_spread = max − min over the trial indices;
+    * flip_rate = #{t: 0 < c_t < n_t} / #{t: n_t ≥ 2};
+    * icc = ICC(1) = (MSB − MSW)/(MSB + (n0 − 1) MSW), n0 = (N − Σ n_t²/N)/(T − 1), with an F-based interval;
+      bb_rho = 1/(1 + κ) of a beta-binomial fitted by maximum marginal likelihood — the model twin of the ICC;
+    * sd_single_run = √(Σ_t c_t(n_t − c_t)/(n_t(n_t − 1))) / T (unbiased variance of one run's pass^1 on these
+      tasks), sd_m{m} = sd_single_run/√m;
+    * mdd_single_runs = s/T, s the mid-p α threshold of |ΔS| under the exact null of the difference of two runs
+      (task t's outcomes differ each way with probability c_t(n_t − c_t)/(n_t(n_t − 1))); mdd_m{m} for m-trial runs;
+    * within each domain (``rank_by`` agents): snr = between-agent SD of pass1 (own noise removed) / single-run SD,
+      and trials_to_resolve = max over adjacent pairs of ⌈z²_{1−α/2}(σ_i² + σ_{i+1}²)/δ²⌉.
+
+    The module docstring of ``tauk.stats.consistency`` and ARCHITECTURE.md ("Run-to-run consistency") give every
+    formula and the calibration of the MDD. Groups with one trial per task get null multi-trial quantities and a
+    ``note``.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data/")
+    >>> c = tauk.stats.consistency(res)
+    >>> r = c.records()[0]
+    >>> r["agent"], r["domain"], r["pass1"], r["pass1_per_trial"], r["flip_rate"]
+    ('atlas-large', 'airline', 0.74, [0.6, 0.76, 0.76, 0.84], 0.64)
+    >>> round(r["icc"], 3), round(r["sd_single_run"], 4), r["mdd_single_runs"], r["mdd_m4"]
+    (0.111, 0.0833, 0.24, 0.12)
+    >>> [(r["domain"], round(r["snr"], 2), r["trials_to_resolve"]) for r in c.rankings.iter_rows(named=True)]
+    [('airline', 2.41, 2), ('retail', 2.69, 6)]
+    """
+    by_t = normalize_by(by)
+    if not (0.0 < float(alpha) < 1.0):
+        raise TaukError(f"alpha must lie in (0, 1), e.g. 0.05; got {alpha!r}")
+    ms_t = tuple(sorted({1, *(int(m) for m in ms)}))
+    if min(ms_t) < 1:
+        raise TaukError(f"ms must be positive integers, got {ms!r}")
+    if rank_by is not None and rank_by not in by_t:
+        rank_by = None
+    df = _as_trials(trials)
+    if reward not in df.columns:
+        raise TaukError(f"no reward column {reward!r} in the trials frame")
+    if reward != "reward":
+        df = df.with_columns(pl.col(reward).alias("reward"))
+    for col in by_t:
+        if col not in df.columns:
+            raise TaukError(f"cannot group by {col!r}: not a column of the trials frame")
+    prepared = prepare_trials(df, infra)
+    outcomes, keys, tkeys = _outcomes(prepared, by_t)
+    rows, per_trial, tasks = [], [], []
+    for key, g in outcomes.group_by(keys, maintain_order=True):
+        row, pt, tk = _group_stats(g, tkeys, float(alpha), ms_t)
+        kv = dict(zip(by_t, key)) if by_t else {}
+        rows.append({**kv, **row})
+        lit = [pl.lit(v, dtype=prepared.schema[c]).alias(c) for c, v in kv.items()]
+        per_trial.append(pt.with_columns(lit).select([*by_t, "trial_index", "n_tasks", "pass1"]))
+        tasks.append(tk.with_columns(lit).select([*by_t, *tkeys, "n", "c", "rate", "flaky"]))
+    schema = {c: prepared.schema[c] for c in by_t}
+    schema.update(_FRAME_SCHEMA)
+    for m in ms_t:
+        if m != 1:
+            schema[f"sd_m{m}"] = pl.Float64
+            schema[f"mdd_m{m}"] = pl.Float64
+    order = [*by_t, *[c for c in _frame_order(ms_t)]]
+    frame = pl.DataFrame(rows, schema=schema).select(order) if rows else pl.DataFrame(schema=schema).select(order)
+    per_trial_f = pl.concat(per_trial) if per_trial else pl.DataFrame()
+    tasks_f = pl.concat(tasks) if tasks else pl.DataFrame()
+    oc = outcomes.drop("ranked") if by_t else outcomes.drop("ranked", "__all__")
+    ranking, rankings = _ranking(frame, by_t, rank_by, float(alpha))
+    return ConsistencyResult(by_t, infra, float(alpha), reward, ms_t, rank_by, frame, per_trial_f, tasks_f, oc, ranking, rankings)
+
+
+_FRAME_SCHEMA: dict[str, Any] = {
+    "n_tasks": pl.Int64,
+    "n_tasks_no_kept": pl.Int64,
+    "n_trials_min": pl.Int64,
+    "n_trials_max": pl.Int64,
+    "n_trials_mean": pl.Float64,
+    "n_obs": pl.Int64,
+    "infra_error_count": pl.Int64,
+    "pass1": pl.Float64,
+    "n_trial_indices": pl.Int64,
+    "pass1_per_trial": pl.List(pl.Float64),
+    "pass1_spread": pl.Float64,
+    "flip_rate": pl.Float64,
+    "n_flaky": pl.Int64,
+    "icc": pl.Float64,
+    "icc_low": pl.Float64,
+    "icc_high": pl.Float64,
+    "icc_n0": pl.Float64,
+    "bb_rho": pl.Float64,
+    "bb_mean": pl.Float64,
+    "se_rerun": pl.Float64,
+    "sd_single_run": pl.Float64,
+    "mdd_single_runs": pl.Float64,
+    "mdd_single_runs_size": pl.Float64,
+    "note": pl.String,
+}
+
+
+def _frame_order(ms: tuple[int, ...]) -> list[str]:
+    base = list(_FRAME_SCHEMA)
+    base.remove("note")
+    i = base.index("sd_single_run") + 1
+    base[i:i] = [f"sd_m{m}" for m in ms if m != 1]
+    base += [f"mdd_m{m}" for m in ms if m != 1]
+    return [*base, "note"]
