@@ -61,25 +61,36 @@ follow ``infra=`` (dropped, or failed trials) and are counted in ``infra_error_c
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import polars as pl
-from scipy import special
-from scipy import stats as sstats
 
-from tauk.conventions import CI_LEVEL, INFRA, TASK_KEY
+from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
 from ._core import normalize_by, prepare_trials
+from ._reliability import (
+    ALPHA,
+    FEW_FLAKY,
+    MIN_FLAKY,
+    MS,
+    beta_binomial_rho,
+    difference_null,
+    icc_oneway,
+    mdd_threshold,
+    noise_floor,
+    rerun_variance,
+)
+from ._reliability_groups import _as_trials, _f, _group_stats, _outcomes, _ranking
 
 __all__ = [
     "ConsistencyResult",
     "consistency",
+    "MIN_FLAKY",
+    "FEW_FLAKY",
     "icc_oneway",
     "beta_binomial_rho",
     "rerun_variance",
@@ -88,348 +99,6 @@ __all__ = [
     "noise_floor",
 ]
 
-ALPHA = round(1.0 - CI_LEVEL, 10)
-MS = (1, 2, 4, 8)
-MIN_FLAKY = 3
-"""Fewest flaky tasks (0 < c < n) a noise floor is estimated from."""
-FEW_FLAKY = 10
-"""Below this many flaky tasks the result notes that the noise floor is itself uncertain."""
-
-
-# ------------------------------------------------------------------------------------------------ array kernels
-def rerun_variance(n: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Per-task v_t = c_t(n_t − c_t)/(n_t(n_t − 1)), unbiased for p_t(1 − p_t); NaN where n_t < 2. Works on arrays of
-    any shape (e.g. (datasets × tasks) in a simulation).
-
-    >>> rerun_variance(np.array([4, 4, 1]), np.array([2, 4, 1]))
-    array([0.33333333, 0.        ,        nan])
-    """
-    n = np.asarray(n, dtype=np.float64)
-    c = np.asarray(c, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(n >= 2, c * (n - c) / (n * (n - 1.0)), np.nan)
-
-
-def icc_oneway(n: np.ndarray, c: np.ndarray, alpha: float = ALPHA) -> dict[str, float | None]:
-    """ICC(1) of binary success within tasks with its F-based interval (unequal n: the n0 correction).
-
-    Returns ``icc, icc_low, icc_high, n0, F`` (None where undefined: fewer than 2 tasks, no task with 2 trials,
-    or no variation at all; when no task varies within itself the ICC is 1 and the interval undefined).
-
-    >>> r = icc_oneway(np.array([4, 4, 4]), np.array([0, 4, 2]))
-    >>> round(r["icc"], 4), r["n0"]
-    (0.6667, 4.0)
-    """
-    n = np.asarray(n, dtype=np.float64)
-    c = np.asarray(c, dtype=np.float64)
-    T, N = n.size, float(n.sum())
-    out: dict[str, float | None] = dict.fromkeys(("icc", "icc_low", "icc_high", "n0", "F"))
-    if T < 2 or N - T < 1:
-        return out
-    ybar = c.sum() / N
-    msb = float(np.sum(n * (c / n - ybar) ** 2) / (T - 1))
-    msw = float(np.sum(c * (n - c) / n) / (N - T))
-    n0 = float((N - np.sum(n**2) / N) / (T - 1))
-    out["n0"] = n0
-    if msb == 0 and msw == 0:
-        return out
-    if msw == 0:
-        out["icc"] = 1.0
-        return out
-    F = msb / msw
-    out["F"] = F
-    icc = (msb - msw) / (msb + (n0 - 1.0) * msw)
-    out["icc"] = 0.0 if abs(icc) < 1e-12 else icc
-    fl = F / sstats.f.ppf(1 - alpha / 2, T - 1, N - T)
-    fu = F * sstats.f.ppf(1 - alpha / 2, N - T, T - 1)
-    out["icc_low"] = (fl - 1.0) / (fl + n0 - 1.0)
-    out["icc_high"] = min(1.0, (fu - 1.0) / (fu + n0 - 1.0))
-    return out
-
-
-def beta_binomial_rho(n: np.ndarray, c: np.ndarray) -> tuple[float | None, float | None]:
-    """(μ, ρ) of a beta-binomial fitted by maximum marginal likelihood; ρ = 1/(1 + κ) is the over-dispersion
-    (the share of success variance between tasks). (None, None) when it is not identifiable: no task with 2 trials,
-    or every trial a success / every trial a failure.
-
-    >>> mu, rho = beta_binomial_rho(np.array([4] * 6), np.array([0, 0, 4, 4, 2, 1]))
-    >>> round(mu, 3), round(rho, 3)
-    (0.479, 0.623)
-    """
-    n = np.asarray(n, dtype=np.int64)
-    c = np.asarray(c, dtype=np.int64)
-    if n.size == 0 or not np.any(n >= 2) or c.sum() == 0 or c.sum() == n.sum():
-        return None, None
-    pairs, w = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)  # distinct (n, c) with counts
-    nn, cc = (pairs[:, i].astype(np.float64)[:, None] for i in (0, 1))
-    w = w.astype(np.float64)
-
-    def nll(mu: np.ndarray, rho: np.ndarray) -> np.ndarray:
-        kappa = (1.0 - rho) / rho
-        a, b = mu * kappa, (1.0 - mu) * kappa
-        return -(w @ (special.betaln(cc + a, nn - cc + b) - special.betaln(a, b)))
-
-    lo, hi = -10.0, 10.0  # search in logit(μ), logit(ρ): a coarse grid, then zoom in around the best point
-    cu, cr, half = 0.0, 0.0, 10.0
-    for _ in range(8):
-        gu = np.clip(np.linspace(cu - half, cu + half, 41), lo, hi)
-        gr = np.clip(np.linspace(cr - half, cr + half, 41), lo, hi)
-        U, R = (x.ravel()[None, :] for x in np.meshgrid(gu, gr))
-        best = int(np.argmin(nll(special.expit(U), special.expit(R))))
-        cu, cr = float(U[0, best]), float(R[0, best])
-        half /= 8.0
-    mu, rho = float(special.expit(cu)), float(special.expit(cr))
-    return mu, (0.0 if cr <= lo + 0.05 else 1.0 if cr >= hi - 0.05 else rho)
-
-
-def difference_null(v: np.ndarray, m: int = 1) -> np.ndarray:
-    """Distribution of ΔS = Σ_t Σ_{j≤m} (y_{t,j} − y'_{t,j}), the difference of the success counts of two m-trial runs
-    of the same tasks, when task t's two outcomes differ in each direction with probability v_t (exact convolution
-    through the characteristic function). ``v`` is (tasks,) or (datasets × tasks); returns probabilities of
-    |ΔS| = 0, 1, …, mT on the last axis.
-
-    >>> difference_null(np.array([0.25, 0.25])).round(4)      # two tasks with p = 1/2
-    array([0.375, 0.5  , 0.125])
-    """
-    v_in = np.asarray(v, dtype=np.float64)
-    v = np.atleast_2d(v_in)
-    T = v.shape[-1]
-    L = 2 * m * T + 1
-    cos_w = np.cos(2.0 * np.pi * np.arange(L) / L)
-    phi = np.ones((v.shape[0], L))
-    for t in range(T):
-        phi *= (1.0 - 2.0 * v[:, t : t + 1] * (1.0 - cos_w)) ** m
-    p = np.clip(np.fft.ifft(phi, axis=-1).real, 0.0, None)  # p[j] = P(ΔS ≡ j mod L), symmetric
-    out = np.empty((v.shape[0], m * T + 1))
-    out[:, 0] = p[:, 0]
-    out[:, 1:] = 2.0 * p[:, 1 : m * T + 1]
-    out /= out.sum(axis=-1, keepdims=True)
-    return out[0] if v_in.ndim == 1 else out
-
-
-def mdd_threshold(dist: np.ndarray, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """The mid-p threshold on |ΔS| from :func:`difference_null`: the smallest s ≥ 1 with
-    P(|ΔS| > s) + ½ P(|ΔS| = s) ≤ α, and its size P(|ΔS| ≥ s). Vectorised over rows.
-
-    >>> s, size = mdd_threshold(difference_null(np.full(20, 0.25)), 0.05)
-    >>> int(s), round(float(size), 4)
-    (7, 0.0385)
-    """
-    d = np.atleast_2d(dist)
-    ge = np.cumsum(d[:, ::-1], axis=1)[:, ::-1]  # ge[:, s] = P(|ΔS| ≥ s)
-    gt = np.concatenate([ge[:, 1:], np.zeros((d.shape[0], 1))], axis=1)
-    mid = gt + 0.5 * d
-    ok = mid <= alpha + 1e-12
-    ok[:, 0] = False
-    s = np.where(ok.any(axis=1), np.argmax(ok, axis=1), d.shape[1])
-    size = np.where(s < d.shape[1], ge[np.arange(d.shape[0]), np.minimum(s, d.shape[1] - 1)], 0.0)
-    if np.ndim(dist) == 1:
-        return s[0], size[0]
-    return s, size
-
-
-def noise_floor(n: np.ndarray, c: np.ndarray, m: int = 1, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """The noise floor of two m-trial runs on the lattice of |ΔS|: (threshold s, its size), from per-task trial
-    counts ``n`` and successes ``c`` — (tasks,) or (datasets × tasks). The mdd is s/(mT). Tasks with one trial get
-    the mean v_t of the others. Where fewer than :data:`MIN_FLAKY` tasks varied, s is −1 and the size NaN (no floor:
-    a null built on one or two tasks claims gaps are impossible that are not).
-
-    >>> s, size = noise_floor(np.full(50, 4), np.r_[np.zeros(20), np.full(20, 4), np.full(10, 2)].astype(int))
-    >>> int(s), round(float(size), 4)
-    (6, 0.0302)
-    """
-    n = np.asarray(n, dtype=np.int64)
-    c = np.asarray(c, dtype=np.int64)
-    one = n.ndim == 1
-    n2, c2 = np.atleast_2d(n), np.atleast_2d(c)
-    v = rerun_variance(n2, c2)
-    with np.errstate(invalid="ignore"):
-        vbar = np.nanmean(np.where(n2 >= 2, v, np.nan), axis=1, keepdims=True) if np.any(n2 < 2) else None
-    if vbar is not None:
-        v = np.where(n2 >= 2, v, np.nan_to_num(vbar, nan=0.0))
-    flaky = ((n2 >= 2) & (c2 > 0) & (c2 < n2)).sum(axis=1)
-    s, size = mdd_threshold(difference_null(v, m), alpha)
-    s, size = np.atleast_1d(s), np.atleast_1d(size).astype(np.float64)
-    none = (flaky < MIN_FLAKY) | (s > m * n2.shape[1])
-    s = np.where(none, -1, s)
-    size = np.where(none, np.nan, size)
-    return (s[0], size[0]) if one else (s, size)
-
-
-# ------------------------------------------------------------------------------------------------ frames
-def _as_trials(data: Any) -> pl.DataFrame:
-    if isinstance(data, pl.DataFrame):
-        return data
-    if isinstance(data, pl.LazyFrame):
-        return data.collect()
-    trials = getattr(data, "trials", None)
-    if isinstance(trials, pl.DataFrame):
-        return trials
-    raise TaukError(f"expected a trials frame or Results, got {type(data).__name__}")
-
-
-def _outcomes(df: pl.DataFrame, by: tuple[str, ...]) -> tuple[pl.DataFrame, list[str], list[str]]:
-    """One row per trial (kept or dropped): group keys, task key, ``trial_index``, ``success``, ``kept``, ``infra``."""
-    keys = list(by) if by else ["__all__"]
-    if not by:
-        df = df.with_columns(pl.lit(0).alias("__all__"))
-    tkeys = [c for c in TASK_KEY if c not in keys]
-    order = [c for c in ("run_id", "trial", "simulation_id") if c in df.columns]
-    df = df.sort([*keys, *tkeys, *order], nulls_last=True)
-    task = [*keys, *tkeys]
-    rank = pl.int_range(pl.len()).over(task).cast(pl.Int64)
-    # per group: is the recorded trial index usable (present and unique within every task)?
-    bad = (pl.col("trial").is_null() | pl.col("trial").is_duplicated().over(task)).any().over(keys)
-    df = df.with_columns(pl.when(bad).then(rank).otherwise(pl.col("trial").cast(pl.Int64)).alias("trial_index"),
-                         bad.alias("_ranked"))  # fmt: skip
-    cols = [*keys, *tkeys, "trial_index", "_success", "_kept", "_infra", "_ranked"]
-    out = df.select(cols).rename({"_success": "success", "_kept": "kept", "_infra": "infra", "_ranked": "ranked"})
-    out = out.with_columns(pl.col("success") & pl.col("kept"))
-    return out, keys, tkeys
-
-
-def _f(x: Any) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return None if math.isnan(x) or math.isinf(x) else x
-
-
-def _group_stats(g: pl.DataFrame, tkeys: list[str], alpha: float, ms: tuple[int, ...]) -> tuple[dict, pl.DataFrame, pl.DataFrame]:
-    """Scalar row, per-trial frame and per-task frame of one group's outcome rows."""
-    kept = g.filter(pl.col("kept"))
-    per_task = (
-        g.group_by(tkeys, maintain_order=True)
-        .agg(pl.col("kept").sum().cast(pl.Int64).alias("n"), pl.col("success").sum().cast(pl.Int64).alias("c"))
-    )
-    n_no_kept = per_task.filter(pl.col("n") == 0).height
-    per_task = per_task.filter(pl.col("n") > 0)
-    n = per_task["n"].to_numpy().astype(np.int64)
-    c = per_task["c"].to_numpy().astype(np.int64)
-    T = int(n.size)
-    row: dict[str, Any] = {
-        "n_tasks": T,
-        "n_tasks_no_kept": n_no_kept,
-        "n_trials_min": int(n.min()) if T else None,
-        "n_trials_max": int(n.max()) if T else None,
-        "n_trials_mean": float(n.mean()) if T else None,
-        "n_obs": int(n.sum()),
-        "infra_error_count": int(g["infra"].sum()),
-        "pass1": float(np.mean(c / n)) if T else None,
-    }
-    notes: list[str] = []
-    # per-trial pass^1
-    pt = (
-        kept.group_by("trial_index")
-        .agg(pl.len().cast(pl.Int64).alias("n_tasks"), pl.col("success").mean().alias("pass1"))
-        .sort("trial_index")
-    )
-    row["n_trial_indices"] = pt.height
-    row["pass1_per_trial"] = [float(x) for x in pt["pass1"]]
-    wide = pt.filter(pl.col("n_tasks") * 2 >= T)["pass1"] if T else pt["pass1"]
-    row["pass1_spread"] = float(wide.max() - wide.min()) if wide.len() >= 2 else None
-    multi = n >= 2
-    T2 = int(multi.sum())
-    flaky = multi & (c > 0) & (c < n)
-    row["flip_rate"] = float(flaky.sum() / T2) if T2 else None
-    row["n_flaky"] = int(flaky.sum()) if T2 else None
-    # ICC(1) and its beta-binomial twin
-    icc = icc_oneway(n, c, alpha) if T2 else dict.fromkeys(("icc", "icc_low", "icc_high", "n0", "F"))
-    row["icc"], row["icc_low"], row["icc_high"] = (_f(icc[k]) for k in ("icc", "icc_low", "icc_high"))
-    row["icc_n0"] = _f(icc["n0"])
-    mu, rho = beta_binomial_rho(n, c) if T2 else (None, None)
-    row["bb_rho"], row["bb_mean"] = rho, mu
-    # run-to-run SD and noise floor
-    v = rerun_variance(n, c)
-    if T2:
-        vbar = float(np.nanmean(v))
-        V = float(np.where(multi, v, vbar).sum())
-        sd1 = math.sqrt(V) / T
-        row["se_rerun"] = math.sqrt(float(np.sum(v / n))) / T if T2 == T else None
-        if T2 < T:
-            notes.append(f"{T - T2} task(s) with one trial: their trial variance taken as the mean of the others")
-    else:
-        V, sd1 = None, None
-        row["se_rerun"] = None
-    row["sd_single_run"] = sd1
-    for m in ms:
-        if m != 1:
-            row[f"sd_m{m}"] = None if sd1 is None else sd1 / math.sqrt(m)
-    for m in ms:
-        mdd = size = None
-        if V is not None and V > 0:
-            s, sz = noise_floor(n, c, m, alpha)
-            if s > 0:
-                mdd, size = float(s) / (m * T), float(sz)
-        if m == 1:
-            row["mdd_single_runs"], row["mdd_single_runs_size"] = mdd, size
-        else:
-            row[f"mdd_m{m}"] = mdd
-    if T and not T2:
-        notes.append("one trial per task: the multi-trial quantities need tasks with at least 2 trials")
-    elif T2 and V == 0:
-        notes.append("no task varied across its trials: no run-to-run noise was seen, so no noise floor is estimated")
-    elif T2 and row["n_flaky"] < MIN_FLAKY:
-        notes.append(f"only {row['n_flaky']} flaky task(s): too few to estimate a noise floor")
-    elif T2 and row["n_flaky"] < FEW_FLAKY:
-        notes.append(f"the noise floor rests on {row['n_flaky']} flaky tasks: it is itself uncertain")
-    if g["ranked"].any() and T and row["n_trials_max"] >= 2:
-        notes.append("trial indices missing or repeated within tasks: per-trial pass^1 uses each task's j-th trial")
-    if T == 0:
-        notes.append("no kept trial")
-    row["note"] = "; ".join(notes) if notes else None
-    tasks = per_task.with_columns(
-        (pl.col("c") / pl.col("n")).alias("rate"),
-        ((pl.col("n") >= 2) & (pl.col("c") > 0) & (pl.col("c") < pl.col("n"))).alias("flaky"),
-    )
-    return row, pt, tasks
-
-
-def _ranking(frame: pl.DataFrame, by: tuple[str, ...], rank_by: str | None, alpha: float) -> tuple[pl.DataFrame, pl.DataFrame]:
-    other = [c for c in by if c != rank_by]
-    z = float(special.ndtri(1 - alpha / 2))
-    items: list[dict[str, Any]] = []
-    sets: list[dict[str, Any]] = []
-    if rank_by is None or rank_by not in by or frame.height == 0:
-        return pl.DataFrame(), pl.DataFrame()
-    parts = frame.group_by(other, maintain_order=True) if other else [((), frame)]
-    for key, part in parts:
-        part = part.filter(pl.col("pass1").is_not_null()).sort(["pass1", rank_by], descending=[True, False])
-        if part.height < 2:
-            continue
-        kvals = dict(zip(other, key if isinstance(key, tuple) else (key,)))
-        p = part["pass1"].to_numpy()
-        sd = np.array([np.nan if x is None else x for x in part["sd_single_run"].to_list()], dtype=float)
-        se = np.array([np.nan if x is None else x for x in part["se_rerun"].to_list()], dtype=float)
-        nbar = part["n_trials_mean"].to_numpy()
-        se = np.where(np.isfinite(se), se, sd / np.sqrt(nbar))
-        have = bool(np.all(np.isfinite(sd)))
-        noise = float(np.sqrt(np.mean(sd**2))) if have else None
-        signal = float(np.sqrt(max(0.0, float(np.var(p, ddof=1)) - float(np.mean(se**2))))) if have else None
-        snr = None if noise is None or noise == 0 else signal / noise
-        worst: int | None = 0
-        for i, r in enumerate(part.iter_rows(named=True)):
-            gap = m_next = sdd = None
-            if i + 1 < part.height:
-                gap = float(p[i] - p[i + 1])
-                if have:
-                    sdd = float(math.sqrt(sd[i] ** 2 + sd[i + 1] ** 2))
-                    if gap > 0:
-                        m_next = max(1, math.ceil(z * z * sdd * sdd / (gap * gap) - 1e-9))
-                if m_next is None:
-                    worst = None
-                elif worst is not None:
-                    worst = max(worst, m_next)
-            items.append({**kvals, rank_by: r[rank_by], "rank": i + 1, "pass1": r["pass1"], "sd_single_run": r["sd_single_run"],
-                          "gap_to_next": gap, "sd_diff_single_runs": sdd, "trials_to_resolve_next": m_next})  # fmt: skip
-        why = None
-        if not have:
-            why = "no single-run SD for some of them (one trial per task)"
-        elif worst is None:
-            why = "two of them tie"
-        sets.append({**kvals, "n_ranked": part.height, "signal_sd": signal, "noise_sd": noise, "snr": snr,
-                     "trials_to_resolve": worst, "note": why})  # fmt: skip
-    return pl.DataFrame(items, infer_schema_length=None), pl.DataFrame(sets, infer_schema_length=None)
 
 
 # ------------------------------------------------------------------------------------------------ result
