@@ -14,20 +14,33 @@ re-estimated here: intervals come from the result objects.
     leaderboard(board, recomputed=None)  published leaderboard figures beside recomputed ones
 
 Style: :func:`style` (context manager), :func:`use_style` (global), :func:`agent_color` (one stable colour per
-agent), :func:`save` (byte-identical PDF / PNG / SVG). Figures are created outside pyplot (headless-safe, nothing to
-close, no double display in Jupyter).
+agent), :func:`save` (byte-identical PDF / PNG / SVG, never cropped). Figures are created outside pyplot
+(headless-safe, nothing to close, no double display in Jupyter).
+
+Sizes: every figure function takes ``figsize=None`` (screen), ``"single"`` (3.3 in, one column), ``"double"`` (7 in)
+or ``(width, height)``; the paper sizes draw every text at ≥ 7 pt at print size (:data:`FIGSIZES`,
+:data:`PAPER_RC`, :func:`preset`). Labels from the data go through :func:`escape_label` (no mathtext, no line
+breaks). Figures whose data carry an interval say which (level, method, resamples) and on how many tasks in a
+caption under the plot.
 """
 
+from ._common import escape_label
 from ._style import (
     AGENT_PALETTE,
     CATEGORY_PALETTE,
+    FIGSIZES,
+    MIN_FONT_SIZE,
     OKABE_ITO,
+    PAPER_RC,
+    PRESETS,
     RC,
     TOL_MUTED,
+    Preset,
     TaukFigure,
     agent_color,
     agent_colors,
     new_figure,
+    preset,
     register_agents,
     reset_agent_colors,
     save,
@@ -44,7 +57,12 @@ from .tasks import success_heatmap
 __all__ = [
     "AGENT_PALETTE",
     "CATEGORY_PALETTE",
+    "FIGSIZES",
+    "MIN_FONT_SIZE",
     "OKABE_ITO",
+    "PAPER_RC",
+    "PRESETS",
+    "Preset",
     "RC",
     "TOL_MUTED",
     "TaukFigure",
@@ -52,12 +70,14 @@ __all__ = [
     "agent_colors",
     "cost_vs_pass",
     "domain_estimates",
+    "escape_label",
     "failure_breakdown",
     "forest",
     "leaderboard",
     "new_figure",
     "pareto_front",
     "pass_k_curve",
+    "preset",
     "register_agents",
     "reset_agent_colors",
     "save",
