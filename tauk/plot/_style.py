@@ -185,6 +185,13 @@ class Preset:
     :data:`RC`), ``note_size`` (points: captions, value labels, annotations), ``label_chars`` (characters of an
     agent / run / task label kept, the middle elided) and ``legend_below`` (legends under the axes instead of to
     their right: narrow figures).
+
+    Examples
+    --------
+    >>> from tauk.plot import PRESETS
+    >>> p = PRESETS["single"]
+    >>> p.width, p.label_chars, p.legend_below, p.paper
+    (3.3, 24, True, True)
     """
 
     name: str
@@ -341,8 +348,11 @@ def register_agents(names: Iterable[Any]) -> dict[str, str]:
 def agent_color(name: Any) -> str:
     """The session-wide colour (hex) of an agent or run label; the same in every figure.
 
-    >>> agent_color("gpt-4.1") == agent_color("gpt-4.1")
-    True
+    Examples
+    --------
+    >>> from tauk.plot import agent_color
+    >>> agent_color("gpt-4.1") == agent_color("gpt-4.1"), agent_color("gpt-4.1").startswith("#")
+    (True, True)
     """
     label = str(name)
     if label not in _registry:
