@@ -191,7 +191,7 @@ def cost_vs_pass(summary: Any, *, k: int = 1, ax: Axes | None = None, interval: 
         if idx.size == 0:
             continue
         front = idx[pareto_front(cost[idx], est[idx])]
-        if front.size == 0:
+        if front.size < 2:  # one point is its own front: no line to draw
             continue
         label = "Pareto front" + (f" ({escape_label(d)})" if has_domain else "")
         ax.step(cost[front], est[front], where="post", color=NEUTRAL, linestyle=_FRONT_STYLES[j % len(_FRONT_STYLES)],
