@@ -23,7 +23,6 @@ from ._common import (
     metric_label,
     new_panels,
     note_size,
-    plural,
     size_for,
     styled,
 )
@@ -70,7 +69,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     alpha
         Significance level; default 1 − the comparison's ``ci`` (0.05 for 95 %).
     annotate
-        Write "diff [low, high]  p  (n tasks)" at the right of each row (at ``figsize="single"``: "diff, n").
+        Write "diff [low, high]  p  n=tasks" at the right of each row (at ``figsize="single"``: "diff, n").
     figsize
         ``None`` (screen), ``"single"``, ``"double"`` or ``(width, height)`` inches.
 
@@ -149,7 +148,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
             else:
                 ptxt = " —" if p is None else (f"={p:.2g}" if p >= 1e-3 else "<0.001")
                 ci_txt = f" [{lo:+.3f}, {hi:+.3f}]" if np.isfinite(lo) and np.isfinite(hi) else " (no interval)"
-                txt = f"{d:+.3f}{ci_txt}  {p_short}{ptxt}  ({plural(r.get('n_tasks'), 'task')})"
+                txt = f"{d:+.3f}{ci_txt}  {p_short}{ptxt}  {ntxt}"
             ax.annotate(txt, xy=(1.02, y), xycoords=("axes fraction", "data"), va="center", ha="left", fontsize=fs,
                         color="#333333", annotation_clip=False)  # fmt: skip
     ax.axvline(0.0, color="#888888", linewidth=0.9, linestyle="--", zorder=1)
