@@ -1,7 +1,7 @@
 """tauk: analyse τ²-bench / τ-bench trial logs in Polars.
 
-The statistics (scipy) and scoring layers are imported on first use, so ``import tauk`` and the command line's
-``--help`` stay quick.
+The statistics (scipy), scoring, plotting (matplotlib) and widget layers are imported on first use, so
+``import tauk`` and the command line's ``--help`` stay quick.
 
 Examples
 --------
@@ -22,7 +22,7 @@ from tauk.io import load_tasks
 from tauk.results import Results, load
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tauk import scoring, stats
+    from tauk import plot, scoring, stats, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
 
@@ -31,6 +31,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "scoring": ("tauk.scoring", None),
     "stats": ("tauk.stats", None),
+    "plot": ("tauk.plot", None),
+    "widgets": ("tauk.widgets", None),
     "score": ("tauk.scoring", "score"),
     "audit": ("tauk.scoring", "audit"),
     "load_leaderboard": ("tauk.io.leaderboard", "load_leaderboard"),
@@ -66,7 +68,9 @@ __all__ = [
     "load",
     "load_leaderboard",
     "load_tasks",
+    "plot",
     "score",
     "scoring",
     "stats",
+    "widgets",
 ]

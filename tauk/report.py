@@ -124,6 +124,7 @@ def write_report(
     leaderboard: str | Path | pl.DataFrame | None = None,
     formats: Sequence[str] = ("pdf", "png"),
     ks: Sequence[int] | None = None,
+    figsize: Any = None,
 ) -> list[Path]:
     """Write the report for ``results`` into ``out_dir`` and return the paths written (README.md last).
 
@@ -135,6 +136,9 @@ def write_report(
         infra: ``"drop"`` (τ²-bench ≥ 1.0) or ``"fail"`` (leaderboard convention) for infrastructure errors.
         leaderboard: a leaderboard folder (or the frame of ``load_leaderboard``) to add the leaderboard figure.
         formats: figure formats (default PDF and PNG).
+        figsize: size of every figure: ``None`` (screen sizes), ``"single"`` (one paper column, 3.3 in wide),
+            ``"double"`` (7 in wide) or ``(width, height)`` inches; the paper sizes keep all text ≥ 7 pt in print
+            (see :func:`tauk.plot.preset`).
 
     Figures the data cannot support (one agent: no forest; no costs: no cost plot; …) are skipped and listed in
     the README with the reason.
@@ -144,6 +148,8 @@ def write_report(
 
     if infra not in ("drop", "fail"):
         raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")
+    tp.preset(figsize)  # a bad size fails before any work
+    fs = {"figsize": figsize}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     trials = as_trials(results)
@@ -187,22 +193,22 @@ def write_report(
 
     # ---- figures
     figs: list[tuple[str, Callable[[], Any] | None, str]] = [
-        ("pass_k_curve", lambda: tp.pass_k_curve(s_agent), ""),
-        ("pass_k_curve_runs", (lambda: tp.pass_k_curve(s_run)) if s_run.groups.height > 1 else None, "a single run"),
-        ("domain_estimates", (lambda: tp.domain_estimates(s_ad)) if domains else None, "no domain recorded"),
-        ("forest", (lambda: tp.forest(cmp_all)) if cmp_all is not None else None, "fewer than two agents"),
-        ("forest_by_domain", (lambda: tp.forest(cmp_dom)) if cmp_dom is not None else None,
+        ("pass_k_curve", lambda: tp.pass_k_curve(s_agent, **fs), ""),
+        ("pass_k_curve_runs", (lambda: tp.pass_k_curve(s_run, **fs)) if s_run.groups.height > 1 else None, "a single run"),
+        ("domain_estimates", (lambda: tp.domain_estimates(s_ad, **fs)) if domains else None, "no domain recorded"),
+        ("forest", (lambda: tp.forest(cmp_all, **fs)) if cmp_all is not None else None, "fewer than two agents"),
+        ("forest_by_domain", (lambda: tp.forest(cmp_dom, **fs)) if cmp_dom is not None else None,
          "fewer than two agents or a single domain"),
-        ("success_heatmap", lambda: tp.success_heatmap(trials, infra=infra), ""),
-        ("failure_breakdown", _failure_maker(results, infra), "needs a tauk.Results to score"),
-        ("termination_reasons", lambda: tp.termination_reasons(trials), ""),
-        ("cost_vs_pass", (lambda: tp.cost_vs_pass(s_agent))
+        ("success_heatmap", lambda: tp.success_heatmap(trials, infra=infra, **fs), ""),
+        ("failure_breakdown", _failure_maker(results, infra, figsize), "needs a tauk.Results to score"),
+        ("termination_reasons", lambda: tp.termination_reasons(trials, **fs), ""),
+        ("cost_vs_pass", (lambda: tp.cost_vs_pass(s_agent, **fs))
          if s_agent.groups["avg_agent_cost"].drop_nulls().len() > 0 else None, "no agent_cost recorded"),
-        ("noise_floor", (lambda: tp.noise_floor(cons)) if multi else None, "one trial per task"),
-        ("flaky_tasks", (lambda: tp.flaky_tasks(cons)) if multi else None, "one trial per task"),
+        ("noise_floor", (lambda: tp.noise_floor(cons, **fs)) if multi else None, "one trial per task"),
+        ("flaky_tasks", (lambda: tp.flaky_tasks(cons, **fs)) if multi else None, "one trial per task"),
     ]  # fmt: skip
     if leaderboard is not None:
-        figs.append(("leaderboard", _leaderboard_maker(leaderboard, s_ad), ""))
+        figs.append(("leaderboard", _leaderboard_maker(leaderboard, s_ad, figsize), ""))
     for name, make, why in figs:
         if make is None:
             idx.skipped.append((name, why))
@@ -215,7 +221,7 @@ def write_report(
     return idx.written
 
 
-def _failure_maker(results: Any, infra: str) -> Callable[[], Any] | None:
+def _failure_maker(results: Any, infra: str, figsize: Any = None) -> Callable[[], Any] | None:
     if not hasattr(results, "messages"):
         return None
 
@@ -226,18 +232,18 @@ def _failure_maker(results: Any, infra: str) -> Callable[[], Any] | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             scored = score(results)
-        return tp.failure_breakdown(scored, infra="drop" if infra == "drop" else "keep")
+        return tp.failure_breakdown(scored, infra="drop" if infra == "drop" else "keep", figsize=figsize)
 
     return make
 
 
-def _leaderboard_maker(board: Any, s_ad: Any) -> Callable[[], Any]:
+def _leaderboard_maker(board: Any, s_ad: Any, figsize: Any = None) -> Callable[[], Any]:
     def make() -> Any:
         import tauk.plot as tp
         from tauk.io.leaderboard import load_leaderboard
 
         b = board if isinstance(board, pl.DataFrame) else load_leaderboard(board)
-        return tp.leaderboard(b, recomputed=s_ad)
+        return tp.leaderboard(b, recomputed=s_ad, figsize=figsize)
 
     return make
 

@@ -24,7 +24,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise TaukError(f"--formats: unsupported figure format(s) {unknown}; choose from pdf, png, svg")
     paths = write_report(res, args.out, ci=args.ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
                          method=args.method, leaderboard=args.leaderboard, formats=formats,
-                         ks=parse_ks(args.k))  # fmt: skip
+                         ks=parse_ks(args.k), figsize=args.figsize)  # fmt: skip
     out = Path(args.out)
     print(f"tauk report: wrote {len(paths)} files to {out}")
     for p in paths:
@@ -51,5 +51,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
     p.add_argument("--leaderboard", metavar="DIR", default=None, help="leaderboard submissions to plot beside")
     p.add_argument("--formats", default="pdf,png", help="figure formats, comma-separated")
+    p.add_argument("--figsize", default=None, choices=["single", "double"],
+                   help="paper figure sizes: single column (3.3 in) or double column (7 in), text ≥ 7 pt at print "
+                        "size (default: screen sizes)")  # fmt: skip
     p.set_defaults(func=cmd_report)
     return p

@@ -16,20 +16,33 @@ re-estimated here: intervals come from the result objects.
     flaky_tasks(consistency_or_trials)   tasks × trials outcome grid, most undecided tasks first
 
 Style: :func:`style` (context manager), :func:`use_style` (global), :func:`agent_color` (one stable colour per
-agent), :func:`save` (byte-identical PDF / PNG / SVG). Figures are created outside pyplot (headless-safe, nothing to
-close, no double display in Jupyter).
+agent), :func:`save` (byte-identical PDF / PNG / SVG, never cropped). Figures are created outside pyplot
+(headless-safe, nothing to close, no double display in Jupyter).
+
+Sizes: every figure function takes ``figsize=None`` (screen), ``"single"`` (3.3 in, one column), ``"double"`` (7 in)
+or ``(width, height)``; the paper sizes draw every text at ≥ 7 pt at print size (:data:`FIGSIZES`,
+:data:`PAPER_RC`, :func:`preset`). Labels from the data go through :func:`escape_label` (no mathtext, no line
+breaks). Figures whose data carry an interval say which (level, method, resamples) and on how many tasks in a
+caption under the plot.
 """
 
+from ._common import escape_label
 from ._style import (
     AGENT_PALETTE,
     CATEGORY_PALETTE,
+    FIGSIZES,
+    MIN_FONT_SIZE,
     OKABE_ITO,
+    PAPER_RC,
+    PRESETS,
     RC,
     TOL_MUTED,
+    Preset,
     TaukFigure,
     agent_color,
     agent_colors,
     new_figure,
+    preset,
     register_agents,
     reset_agent_colors,
     save,
@@ -40,14 +53,19 @@ from .compare import forest
 from .cost import cost_vs_pass, pareto_front
 from .failures import failure_breakdown, termination_reasons
 from .leaderboard import leaderboard
-from .noise import flaky_tasks, mathtext_safe, noise_floor
+from .noise import flaky_tasks, noise_floor
 from .passk import domain_estimates, pass_k_curve
 from .tasks import success_heatmap
 
 __all__ = [
     "AGENT_PALETTE",
     "CATEGORY_PALETTE",
+    "FIGSIZES",
+    "MIN_FONT_SIZE",
     "OKABE_ITO",
+    "PAPER_RC",
+    "PRESETS",
+    "Preset",
     "RC",
     "TOL_MUTED",
     "TaukFigure",
@@ -55,15 +73,16 @@ __all__ = [
     "agent_colors",
     "cost_vs_pass",
     "domain_estimates",
+    "escape_label",
     "failure_breakdown",
     "flaky_tasks",
     "forest",
     "leaderboard",
-    "mathtext_safe",
     "new_figure",
     "noise_floor",
     "pareto_front",
     "pass_k_curve",
+    "preset",
     "register_agents",
     "reset_agent_colors",
     "save",

@@ -1,11 +1,22 @@
-"""Shared helpers: reading result objects into frames, labels, axes set-up. No statistics are computed here."""
+"""Shared helpers: reading result objects into frames, labels, axes set-up, legends and captions. No statistics are
+computed here.
+
+Every piece of text that comes from the data (agent, run, domain, task ids, categories) reaches matplotlib through
+:func:`escape_label`, so a ``$`` in a model name is a dollar sign, not mathtext, and a newline does not break the
+layout.
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+import math
+import re
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+import matplotlib as mpl
+import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -13,7 +24,7 @@ from matplotlib.figure import Figure
 from tauk.errors import TaukError
 from tauk.stats import as_trials
 
-from ._style import new_figure, style
+from ._style import MIN_FONT_SIZE, TaukFigure, active_preset, figure_preset, new_figure, style
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,18 +32,218 @@ SUCCESS_TOL = 1e-6
 LABEL_SEP = " · "
 
 
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\t\v\f\x85\u2028\u2029]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
+_MAX_LABEL = 80
+
+
+def escape_label(value: Any, *, width: int | None = None) -> str:
+    r"""Untrusted text (agent, run, domain, task id, category) as a matplotlib label that shows exactly that text.
+
+    * ``$`` becomes ``\$``: matplotlib shows a dollar sign instead of parsing ``$...$`` as mathtext (which fails
+      on unknown symbols such as ``$\x$`` and would otherwise take down a whole report);
+    * newlines, tabs and other line breaks become spaces and other control characters U+FFFD, so a label stays
+      on its line;
+    * a leading ``_`` is kept visible (matplotlib's legends skip labels starting with an underscore);
+    * ``None`` is shown as ``—``; labels longer than ``width`` characters (default 80) lose their middle
+      (:func:`shorten`).
+
+    Every figure function passes the labels it draws through this helper.
+
+    Examples
+    --------
+    >>> from tauk.plot import escape_label
+    >>> escape_label("$\\x$ model"), escape_label("a\nb|c"), escape_label("_private")
+    ('\\$\\x\\$ model', 'a b|c', ' _private')
+    >>> escape_label("ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm", width=20)
+    'ft:gpt-4.…t:BzrYdMNm'
+    """
+    s = "—" if value is None else str(value)
+    s = _CONTROLS.sub("\ufffd", _LINE_BREAKS.sub(" ", s))
+    s = shorten(s, _MAX_LABEL if width is None else max(4, int(width)))
+    s = s.replace("$", "\\$")
+    if s.startswith("_"):
+        s = " " + s
+    return s
+
+
+def label_width(scale: float = 1.0) -> int:
+    """Characters of a label kept at the active size preset (``scale`` for labels sharing a line)."""
+    return max(8, int(active_preset().label_chars * scale))
+
+
+def note_size() -> float:
+    """Font size (points) of captions, value labels and annotations at the active preset (never below 7 pt)."""
+    return max(MIN_FONT_SIZE, active_preset().note_size)
+
+
 def styled(fn: F) -> F:
-    """Run a plot function inside :func:`tauk.plot.style` so every artist it creates gets the house style."""
+    """Run a plot function inside :func:`tauk.plot.style` so every artist it creates gets the house style, at the
+    size preset of its ``figsize=`` (or of the figure of its ``ax=``)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with style():
+        figsize = kwargs.get("figsize")
+        ax = kwargs.get("ax")
+        if ax is not None and figsize is not None:
+            raise TaukError(f"{fn.__name__}: give figsize= (a new figure) or ax= (draw into an existing one), not both")
+        with style(figure_preset(ax.figure) if ax is not None else figsize):
             return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
 
-def figure_and_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+def size_for(screen: tuple[float, float], single: float, double: float | None = None, *,
+             legend: Sequence[str] = (), legend_title: str | None = None, caption: Iterable[str | None] = ()
+             ) -> tuple[float, float]:  # fmt: skip
+    """The figure size at the active preset: ``screen`` for the screen, the preset's width and ``single`` /
+    ``double`` inches of height for the paper sizes — each plus the room the caption (and a legend set under the
+    plot) will take — and an explicit ``(w, h)`` exactly as given."""
+    p = active_preset()
+    if p.height is not None and p.width is not None:
+        return (p.width, p.height)
+    if p.width is None:
+        w, h = screen
+    else:
+        w, h = p.width, float(single if p.name == "single" else (double if double is not None else single))
+    return (w, h + extra_height(w, legend=legend, legend_title=legend_title, caption=caption))
+
+
+def extra_height(width_in: float, *, legend: Sequence[str] = (), legend_title: str | None = None,
+                 caption: Iterable[str | None] = (), legend_below: bool | None = None) -> float:  # fmt: skip
+    """Inches the caption (and, at narrow presets, a legend under the plot) add to a figure ``width_in`` wide."""
+    h = 0.0
+    text = "\n".join(c for c in caption if c)
+    if text:
+        size = note_size()
+        lines = wrap(text, width_in - 0.15, size).count("\n") + 1
+        h += lines * size * 1.2 / 72 + 0.08
+    below = active_preset().legend_below if legend_below is None else legend_below
+    if below and legend:
+        size = float(mpl.rcParams["legend.fontsize"])
+        ncol = _legend_cols(list(legend) + ([legend_title] if legend_title else []), width_in - 0.4, size)
+        rows = math.ceil(len(legend) / ncol) + (1 if legend_title else 0)
+        h += rows * size * 1.55 / 72 + 0.1
+    return h
+
+
+FOOT_LABEL = "tauk-foot"
+
+
+def new_panels(ax: Axes | None, size: tuple[float, float], nrows: int = 1, ncols: int = 1,
+               height_ratios: Sequence[float] | None = None) -> tuple[Figure, Any, Axes | None]:  # fmt: skip
+    """(figure, axes, foot): a new figure of ``size`` at the active preset with ``nrows`` × ``ncols`` axes and, under
+    them, a zero-height *foot* row (axis off) that holds a legend set under the plot; or ``ax``'s figure and ``ax``
+    with no foot. :func:`finish` removes the foot when nothing was put in it."""
+    if ax is not None:
+        return ax.figure, ax, None  # type: ignore[return-value]
+    p = active_preset()
+    with style(p):
+        fig = TaukFigure(figsize=size, layout="constrained")
+        fig.tauk_preset = p
+        ratios = [float(x) for x in height_ratios] if height_ratios is not None else [1.0] * nrows
+        gs = fig.add_gridspec(nrows + 1, ncols, height_ratios=ratios + [1e-3 * max(ratios)])
+        grid = np.empty((nrows, ncols), dtype=object)
+        for i in range(nrows):
+            for j in range(ncols):
+                grid[i, j] = fig.add_subplot(gs[i, j])
+        foot = fig.add_subplot(gs[nrows, :], label=FOOT_LABEL)
+        foot.set_axis_off()
+        foot.set_navigate(False)
+    axes = grid[0, 0] if nrows == ncols == 1 else (grid.ravel() if 1 in (nrows, ncols) else grid)
+    return fig, axes, foot
+
+
+def wrap(text: str, width_in: float, size: float | None = None) -> str:
+    """``text`` wrapped to lines that fit ``width_in`` inches at ``size`` points (DejaVu Sans, generously)."""
+    size = size or note_size()
+    chars = max(20, int(width_in * 72 / (size * 0.6)))
+    return "\n".join(textwrap.fill(part, chars, break_on_hyphens=False) for part in text.split("\n"))
+
+
+def _legend_cols(labels: Sequence[str], avail_in: float, size: float) -> int:
+    longest = max((len(x) for x in labels), default=1)
+    col_pt = longest * 0.6 * size + 3.2 * size  # text + handle, padding and column spacing
+    return int(max(1, min(len(labels), math.floor(avail_in * 72 / col_pt))))
+
+
+def finish(fig: Figure, ax: Axes, foot: Axes | None, *, handles: list[Any] | None = None,
+           labels: list[str] | None = None, title: str | None = None, caption: Iterable[str | None] = (),
+           legend: bool = True, legend_below: bool | None = None, axes: Iterable[Axes] | None = None
+           ) -> Figure:  # fmt: skip
+    """The last step of every figure: the legend (to the right of ``ax``, or in the foot under the plot for narrow
+    presets), the caption (what the intervals are, how many tasks, what was left out) under everything, and the
+    tick label sizes pinned to the preset so the figure draws the same outside :func:`style`."""
+    p = active_preset()
+    size = note_size()
+    fig_w = float(fig.get_size_inches()[0])
+    placed_below = False
+    if legend:
+        if handles is None:
+            handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            labels = list(labels or [])
+            below = p.legend_below if legend_below is None else legend_below
+            if foot is not None and below:
+                leg_size = mpl.rcParams["legend.fontsize"]
+                ncol = _legend_cols(labels + ([title] if title else []), fig_w - 0.4, leg_size)
+                foot.legend(handles, labels, title=title, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=ncol,
+                            borderaxespad=0.0, frameon=False)  # fmt: skip
+                placed_below = True
+            else:
+                legend_outside(ax, handles, labels, title=title)
+    text = "\n".join(c for c in caption if c)
+    if text:
+        if foot is not None:
+            fig.supxlabel(wrap(text, fig_w - 0.15, size), x=0.02 / fig_w * 1.0, ha="left", va="bottom",
+                          fontsize=size, color="#444444", linespacing=1.15)  # fmt: skip
+        else:
+            width = float(ax.get_position().width * fig_w) if ax.get_position().width > 0 else fig_w
+            ax.annotate(wrap(text, max(width, 2.5), size), xy=(0.0, 0.0), xycoords=("axes fraction", ax.xaxis.label),
+                        xytext=(0, -3), textcoords="offset points", ha="left", va="top", fontsize=size,
+                        color="#444444", annotation_clip=False, linespacing=1.15)  # fmt: skip
+    if foot is not None and not placed_below:
+        foot.remove()
+    for a in axes if axes is not None else [a for a in fig.axes if a.get_label() != FOOT_LABEL]:
+        a.tick_params(axis="x", which="both", labelsize=mpl.rcParams["xtick.labelsize"])
+        a.tick_params(axis="y", which="both", labelsize=mpl.rcParams["ytick.labelsize"])
+    return fig
+
+
+def plural(n: Any, word: str) -> str:
+    """``"1 task"``, ``"40 tasks"``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def count_range(values: Iterable[Any], word: str = "task") -> str | None:
+    """``"40 tasks"`` when all equal, ``"20–50 tasks"`` otherwise (None without values)."""
+    vals = sorted({int(v) for v in values if v is not None})
+    if not vals:
+        return None
+    if len(vals) == 1:
+        return plural(vals[0], word)
+    return f"{vals[0]}–{vals[-1]} {word}s"
+
+
+def interval_note(result: Any, interval: str = "tasks", what: str = "task-bootstrap") -> str | None:
+    """``"95% BCa task-bootstrap interval (1999 resamples)"`` for a result object carrying ``ci`` / ``method`` /
+    ``resamples`` (None when it carries no interval)."""
+    ci = getattr(result, "ci", None)
+    if ci is None:
+        return None
+    if interval == "rerun":
+        return f"{ci:.0%} fixed-task (re-run) normal interval"
+    method = str(getattr(result, "method", "") or "")
+    resamples = getattr(result, "resamples", None)
+    if method == "t":
+        return f"{ci:.0%} t interval over tasks"
+    name = {"bca": "BCa", "percentile": "percentile"}.get(method, method)
+    tail = f" ({resamples} resamples)" if resamples else ""
+    return f"{ci:.0%} {name} {what} interval{tail}"
+
+
+def figure_and_axes(ax: Axes | None, figsize: Any) -> tuple[Figure, Axes]:
+    """``ax``'s figure and ``ax``, or a new figure (``figsize`` as for :func:`tauk.plot.new_figure`) and its axes."""
     if ax is not None:
         return ax.figure, ax  # type: ignore[return-value]
     fig, ax = new_figure(figsize)
@@ -74,6 +285,7 @@ def tick_rotation(labels: Sequence[str], n_max: int = 4, width: int = 12) -> dic
 
 
 def group_label(row: dict[str, Any], keys: Sequence[str]) -> str:
+    """The raw label of a group (its key values joined); pass it through :func:`escape_label` to draw it."""
     if not keys:
         return "all"
     return LABEL_SEP.join("—" if row.get(k) is None else str(row[k]) for k in keys)
@@ -110,7 +322,8 @@ def sorted_labels(values: Sequence[Any]) -> list[Any]:
 
 def legend_outside(ax: Axes, handles: list[Any] | None = None, labels: list[str] | None = None, title: str | None = None,
                    ncol: int = 1) -> None:  # fmt: skip
-    """A legend to the right of the axes (constrained layout makes room for it)."""
+    """A legend to the right of the axes (constrained layout makes room for it). Labels and title must already be
+    escaped (:func:`escape_label`)."""
     kw: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0, "ncol": ncol}
     if title:
         kw["title"] = title
@@ -121,6 +334,6 @@ def legend_outside(ax: Axes, handles: list[Any] | None = None, labels: list[str]
 
 
 def empty_message(ax: Axes, text: str) -> None:
-    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#666666")
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#666666", fontsize=note_size())
     ax.set_xticks([])
     ax.set_yticks([])

@@ -4,34 +4,86 @@ from __future__ import annotations
 
 from typing import Any
 
+import matplotlib as mpl
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
+from tauk._compat import keyword_options
 from tauk.errors import TaukError
 
-from ._common import empty_message, figure_and_axes, metric_label, shorten, styled
-from ._style import NEUTRAL
+from ._common import (
+    empty_message,
+    escape_label,
+    finish,
+    interval_note,
+    label_width,
+    metric_label,
+    new_panels,
+    note_size,
+    size_for,
+    styled,
+)
+from ._style import NEUTRAL, active_preset
 
 __all__ = ["forest"]
+
+_MAX_LISTED = 20
 
 
 def _fnum(v: Any) -> float:
     return np.nan if v is None else float(v)
 
 
-@styled
-def forest(comparison: Any, ax: Axes | None = None, alpha: float | None = None, annotate: bool = True) -> Figure:
-    """Paired-difference forest plot: one row per pair (and ``by`` group), the mean difference a − b with its
-    paired task-bootstrap interval, a zero line, and filled markers where the difference is significant after the
-    family's adjustment (``p_adjusted`` of a MultipleComparison; ``p_perm`` for a single Comparison), hollow ones
-    where it is not.
+def _pair_label(r: dict[str, Any], by: tuple[str, ...], width: int, two_lines: bool = False) -> str:
+    grp = " · ".join(escape_label(r[c], width=width) for c in by)
+    sep = "\n− " if two_lines else " − "
+    return (f"[{grp}] " if grp else "") + f"{escape_label(r['a'], width=width)}{sep}{escape_label(r['b'], width=width)}"
 
-    Args:
-        comparison: a :class:`tauk.stats.MultipleComparison` or :class:`tauk.stats.Comparison`.
-        alpha: significance level; default 1 − the comparison's ``ci`` (0.05 for 95 %).
-        annotate: write "diff [low, high]  p" at the right of each row.
+
+def _empty(r: dict[str, Any]) -> bool:
+    n = r.get("n_tasks")
+    return (n is not None and int(n) == 0) or r.get("diff") is None or not np.isfinite(_fnum(r.get("diff")))
+
+
+@keyword_options(("comparison", "ax", "alpha", "annotate"))
+@styled
+def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = None, annotate: bool = True,
+           figsize: Any = None) -> Figure:  # fmt: skip
+    """Paired-difference forest plot: one row per pair (and ``by`` group) that shares tasks, the mean difference
+    a − b with its paired task-bootstrap interval, a zero line, and filled markers where the difference is
+    significant after the family's adjustment (``p_adjusted`` of a MultipleComparison; ``p_perm`` for a single
+    Comparison), hollow ones where it is not.
+
+    Pairs with no common task have no difference to draw: they get no row and are listed once in the caption,
+    which also names the interval and says that n is the number of common tasks.
+
+    Parameters
+    ----------
+    comparison
+        A :class:`tauk.stats.MultipleComparison` or :class:`tauk.stats.Comparison`.
+    ax
+        Draw into this axes (else a new figure).
+    alpha
+        Significance level; default 1 − the comparison's ``ci`` (0.05 for 95 %).
+    annotate
+        Write "diff [low, high]  p  n=tasks" at the right of each row (at ``figsize="single"``: "diff, n").
+    figsize
+        ``None`` (screen), ``"single"``, ``"double"`` or ``(width, height)`` inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import tauk
+    >>> mc = tauk.stats.compare_all(tauk.load("data"), k=1, resamples=999, permutations=999)
+    >>> fig = tauk.plot.forest(mc, figsize="single")
+    >>> len(fig.axes[0].get_yticklabels()), fig.get_size_inches().round(1).tolist()[0]
+    (3, 3.3)
     """
     from tauk.stats import Comparison, MultipleComparison
 
@@ -49,18 +101,32 @@ def forest(comparison: Any, ax: Axes | None = None, alpha: float | None = None, 
     level = comparison.ci if comparison.ci is not None else 0.95
     a_lvl = (1.0 - level) if alpha is None else alpha
     by = tuple(comparison.by)
-    rows = df.to_dicts()
+    compact = active_preset().name == "single" or (active_preset().width or 99) < 4.5
+    width = label_width(0.7 if compact else (0.5 if by else 0.6))
+    all_rows = df.to_dicts()
+    rows = [r for r in all_rows if not _empty(r)]
+    empty = [r for r in all_rows if _empty(r)]
     n = len(rows)
-    labels = []
-    for r in rows:
-        grp = " · ".join(str(r[c]) for c in by)
-        labels.append((f"[{grp}] " if grp else "") + f"{shorten(r['a'], 24)} − {shorten(r['b'], 24)}")
+    labels = [_pair_label(r, by, width, two_lines=compact) for r in rows]
+    caption = []
+    note = interval_note(comparison, what="paired task-bootstrap")
+    caption.append((f"Bars: {note}; " if note else "") + "n = tasks both agents ran.")
+    if any(r.get("ci_low") is None for r in rows):
+        caption.append("Pairs on fewer than 2 common tasks have no interval.")
+    if empty:
+        names = [_pair_label(r, by, width) for r in empty]
+        more = len(names) - _MAX_LISTED
+        listed = "; ".join(names[:_MAX_LISTED]) + (f"; and {more} more" if more > 0 else "")
+        caption.append(f"No common tasks, not drawn ({len(empty)} of {len(all_rows)} pairs): {listed}.")
     extra = max((len(s) for s in labels), default=0) * 0.055
-    fig, ax = figure_and_axes(ax, (max(6.4, 4.2 + extra + 1.9), max(1.8, 0.36 * n + 1.4)))
+    size = size_for((max(6.4, 4.2 + extra + 1.9), max(1.8, 0.36 * n + 1.4)), 0.32 * n + 1.15, 0.26 * n + 1.1,
+                    caption=caption)  # fmt: skip
+    fig, ax, foot = new_panels(ax, size)
     if n == 0:
-        empty_message(ax, "no pairs to compare")
-        return fig
+        empty_message(ax, "no pair shares a task" if empty else "no pairs to compare")
+        return finish(fig, ax, foot, legend=False, caption=caption)
     p_short = "p_adj" if adjust != "none" else "p"
+    fs = note_size()
     for i, r in enumerate(rows):
         y = n - 1 - i  # first pair on top
         d = _fnum(r.get("diff"))
@@ -70,34 +136,44 @@ def forest(comparison: Any, ax: Axes | None = None, alpha: float | None = None, 
         p = r.get(p_col)
         sig = p is not None and np.isfinite(p) and p < a_lvl
         xerr = None
-        if np.isfinite(d) and np.isfinite(lo) and np.isfinite(hi):
+        if np.isfinite(lo) and np.isfinite(hi):
             xerr = np.array([[d - lo], [hi - d]])
-        ax.errorbar([d], [y], xerr=xerr, fmt="o", color=NEUTRAL, ecolor=NEUTRAL, capsize=3, markersize=7,
-                    markerfacecolor=NEUTRAL if sig else "white", markeredgecolor=NEUTRAL, markeredgewidth=1.4,
-                    elinewidth=1.3, zorder=3)  # fmt: skip
-        if not np.isfinite(d):
-            ax.annotate("no shared tasks", xy=(0.5, y), xycoords=("axes fraction", "data"), va="center", ha="center",
-                        fontsize=7.5, color="#888888", style="italic")  # fmt: skip
-        elif annotate:
-            ptxt = " —" if p is None else (f"={p:.2g}" if p >= 1e-3 else "<0.001")
-            ci_txt = f" [{lo:+.3f}, {hi:+.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
-            ax.annotate(f"{d:+.3f}{ci_txt}  {p_short}{ptxt}  ({r.get('n_tasks')} tasks)", xy=(1.02, y), xycoords=("axes fraction", "data"), va="center",
-                        ha="left", fontsize=7.5, color="#333333", annotation_clip=False)  # fmt: skip
-    ax.axvline(0.0, color="#888888", linewidth=1.0, linestyle="--", zorder=1)
+        ax.errorbar([d], [y], xerr=xerr, fmt="o", color=NEUTRAL, ecolor=NEUTRAL,
+                    markerfacecolor=NEUTRAL if sig else "white", markeredgecolor=NEUTRAL, markeredgewidth=1.2,
+                    elinewidth=1.1, zorder=3)  # fmt: skip
+        if annotate:
+            ntxt = f"n={r.get('n_tasks')}"
+            if compact:
+                txt = f"{d:+.2f}, {ntxt}"
+            else:
+                ptxt = " —" if p is None else (f"={p:.2g}" if p >= 1e-3 else "<0.001")
+                ci_txt = f" [{lo:+.3f}, {hi:+.3f}]" if np.isfinite(lo) and np.isfinite(hi) else " (no interval)"
+                txt = f"{d:+.3f}{ci_txt}  {p_short}{ptxt}  {ntxt}"
+            ax.annotate(txt, xy=(1.02, y), xycoords=("axes fraction", "data"), va="center", ha="left", fontsize=fs,
+                        color="#333333", annotation_clip=False)  # fmt: skip
+    ax.axvline(0.0, color="#888888", linewidth=0.9, linestyle="--", zorder=1)
     ax.set_yticks(range(n), labels[::-1])
     ax.set_ylim(-0.7, n - 0.3)
-    ax.grid(axis="x", color="#E5E5E5", linewidth=0.6)
+    ax.grid(axis="x", color="#E5E5E5")
     ax.grid(axis="y", visible=False)
     finite = [v for r in rows for v in (_fnum(r.get("ci_low")), _fnum(r.get("ci_high")), _fnum(r.get("diff")))
               if np.isfinite(v)]  # fmt: skip
     span = max([abs(v) for v in finite] + [0.05])
     ax.set_xlim(-span * 1.15, span * 1.15)
-    ax.set_xlabel(f"difference in {metric_label('pass^k', k)} (a − b), {level:.0%} paired task-bootstrap interval")
+    ax.set_xlabel(f"difference in {metric_label('pass^k', k)} (a − b)")
     p_name = f"{adjust.upper() if adjust == 'bh' else adjust.capitalize()}-adjusted p" if adjust != "none" else "p (sign-flip)"
     handles = [
         Line2D([], [], marker="o", linestyle="", color=NEUTRAL, markerfacecolor=NEUTRAL, label=f"{p_name} < {a_lvl:g}"),
         Line2D([], [], marker="o", linestyle="", color=NEUTRAL, markerfacecolor="white", label=f"{p_name} ≥ {a_lvl:g}"),
     ]
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
-    ax.set_title(f"paired differences, {metric_label('pass^k', k)}", loc="left", pad=22)
-    return fig
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=1 if compact else 2,
+              borderaxespad=0.2)  # fmt: skip
+    if compact:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, symmetric=True))
+    title = f"paired differences, {metric_label('pass^k', k)}"
+    if compact and foot is not None:  # the axes start far right of the pair labels: title the figure
+        fig.suptitle(title, x=0.02, ha="left", fontsize=float(mpl.rcParams["axes.titlesize"]))
+    else:
+        leg_pt = float(mpl.rcParams["legend.fontsize"])
+        ax.set_title(title, loc="left", pad=leg_pt * (1.6 if not compact else 3.0) + 8)
+    return finish(fig, ax, foot, legend=False, caption=caption)

@@ -11,16 +11,20 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from tauk._compat import keyword_options
 from tauk.conventions import COMPONENTS, TERMINATION_REASONS
 from tauk.errors import TaukError
 
 from ._common import (
     as_trials_frame,
     empty_message,
-    figure_and_axes,
-    legend_outside,
+    escape_label,
+    finish,
+    label_width,
+    new_panels,
+    note_size,
     require_columns,
-    shorten,
+    size_for,
     styled,
     tick_rotation,
 )
@@ -87,34 +91,65 @@ def _stacked(ax: Axes, counts: pl.DataFrame, by: str, cat_col: str, cats: list[s
     for j, c in enumerate(cats):
         color, hatch = styles[c]
         ax.bar(x, M[:, j], bottom=bottom, width=0.62, color=color, hatch=hatch, edgecolor="white", linewidth=0.6,
-               label=c, zorder=2)  # fmt: skip
+               label=escape_label(c, width=label_width()), zorder=2)  # fmt: skip
         bottom += M[:, j]
     if totals is not None:
+        fs = note_size()
         for i, g in enumerate(groups):
             ax.annotate(f"{int(row_tot[i])}/{totals.get(g, 0)}", xy=(x[i], bottom[i]), xytext=(0, 2),
-                        textcoords="offset points", ha="center", va="bottom", fontsize=7, color="#333333")  # fmt: skip
-    xl = [shorten(g, 24) for g in groups]
+                        textcoords="offset points", ha="center", va="bottom", fontsize=fs, color="#333333")  # fmt: skip
+    xl = [escape_label(g, width=label_width(0.7)) for g in groups]
     ax.set_xticks(x, xl, **tick_rotation(xl))
     ax.set_xlim(-0.6, len(groups) - 0.4)
     top = float(bottom.max()) if len(bottom) else 1.0
-    ax.set_ylim(0, (1.0 if normalize else max(top, 1.0)) * 1.08)
+    ax.set_ylim(0, (1.0 if normalize else max(top, 1.0)) * 1.1)
     ax.set_ylabel(ylabel)
-    ax.set_xlabel(by)
+    ax.set_xlabel(escape_label(by))
+
+
+def _legend_order(ax: Axes) -> tuple[list[Any], list[str]]:
     handles, labels = ax.get_legend_handles_labels()
-    legend_outside(ax, handles[::-1], labels[::-1], title=legend_title)  # top of the stack first
+    return handles[::-1], labels[::-1]  # top of the stack first
 
 
+def _categories_shown(cats: list[str]) -> list[str]:
+    return [escape_label(c, width=label_width()) for c in cats]
+
+
+@keyword_options(("scored", "ax", "by", "normalize", "infra"))
 @styled
-def failure_breakdown(scored: Any, ax: Axes | None = None, by: str = "agent", normalize: bool = False,
-                      infra: str = "drop") -> Figure:  # fmt: skip
+def failure_breakdown(scored: Any, *, ax: Axes | None = None, by: str = "agent", normalize: bool = False,
+                      infra: str = "drop", figsize: Any = None) -> Figure:  # fmt: skip
     """Stacked bars per agent of which reward component sinks the failed trials (the ``failure`` column of
     :func:`tauk.score`: ``DB``, ``COMMUNICATE``, ``DB+COMMUNICATE``, …, and hatched ``premature:<reason>`` for
-    trials that ended early). One bar segment per (agent, category), zero-height where an agent has none.
+    trials that ended early). One bar segment per (agent, category), zero-height where an agent has none; above
+    each bar its failed / total trials.
 
-    Args:
-        scored: the frame :func:`tauk.score` returns (needs ``failure`` and ``by``).
-        normalize: show shares of each agent's failures instead of counts (labels above bars: failed/total trials).
-        infra: ``"drop"`` leaves out infrastructure-error trials (the statistics' default), ``"keep"`` shows them.
+    Parameters
+    ----------
+    scored
+        The frame :func:`tauk.score` returns (needs ``failure`` and ``by``).
+    ax
+        Draw into this axes (else a new figure).
+    by
+        The column naming the bars (``"agent"`` or ``"run_id"``).
+    normalize
+        Show shares of each agent's failures instead of counts.
+    infra
+        ``"drop"`` leaves out infrastructure-error trials (the statistics' default), ``"keep"`` shows them.
+    figsize
+        ``None`` (screen), ``"single"``, ``"double"`` or ``(width, height)`` inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import tauk
+    >>> fig = tauk.plot.failure_breakdown(tauk.score(tauk.load("data")), figsize="single")
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['atlas-large', 'atlas-small', 'baseline']
     """
     df = as_trials_frame(scored)
     if "failure" not in df.columns:
@@ -128,10 +163,13 @@ def failure_breakdown(scored: Any, ax: Axes | None = None, by: str = "agent", no
     failed = df.filter(pl.col("failure").is_not_null())
     counts = failed.group_by(by, "failure").agg(pl.len().alias("n"))
     cats = failure_order(counts["failure"].to_list())
-    fig, ax = figure_and_axes(ax, (6.4, 3.9))
+    caption = ["Above each bar: failed / all trials" + (" (infrastructure errors left out)." if infra == "drop" else ".")]
+    size = size_for((6.4, 3.9), 2.4, 3.0, legend=_categories_shown(cats), legend_title="failing component",
+                    caption=caption)  # fmt: skip
+    fig, ax, foot = new_panels(ax, size)
     if not cats:
         empty_message(ax, "no failed trials")
-        return fig
+        return finish(fig, ax, foot, legend=False)
     # agents without a single failure still get their (empty) bar
     missing = [g for g in totals if g not in set(counts[by].to_list())]
     if missing:
@@ -141,16 +179,42 @@ def failure_breakdown(scored: Any, ax: Axes | None = None, by: str = "agent", no
     _stacked(ax, counts, by, "failure", cats, _failure_styles(cats), normalize, totals,
              "share of failed trials" if normalize else "failed trials", "failing component")  # fmt: skip
     ax.set_title("what sinks the failures (zero reward components)", loc="left")
-    return fig
+    handles, labels = _legend_order(ax)
+    return finish(fig, ax, foot, handles=handles, labels=labels, title="failing component", caption=caption)
 
 
+@keyword_options(("trials", "ax", "by", "normalize", "infra"))
 @styled
-def termination_reasons(trials: Any, ax: Axes | None = None, by: str = "agent", normalize: bool = False,
-                        infra: str = "keep") -> Figure:  # fmt: skip
+def termination_reasons(trials: Any, *, ax: Axes | None = None, by: str = "agent", normalize: bool = False,
+                        infra: str = "keep", figsize: Any = None) -> Figure:  # fmt: skip
     """Stacked bars per agent of how trials ended (``termination_reason``: user_stop, agent_stop, max_steps,
     too_many_errors, …). Infrastructure errors are shown by default (``infra="drop"`` leaves them out).
 
-    ``normalize``: shares of each agent's trials instead of counts.
+    Parameters
+    ----------
+    trials
+        A trials frame or a :class:`tauk.Results`.
+    ax
+        Draw into this axes (else a new figure).
+    by
+        The column naming the bars.
+    normalize
+        Shares of each agent's trials instead of counts.
+    infra
+        ``"keep"`` (default) or ``"drop"`` infrastructure-error trials.
+    figsize
+        ``None`` (screen), ``"single"``, ``"double"`` or ``(width, height)`` inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import tauk
+    >>> fig = tauk.plot.termination_reasons(tauk.load("data"), figsize=(4, 3))
+    >>> fig.get_size_inches().round(1).tolist()
+    [4.0, 3.0]
     """
     df = as_trials_frame(trials)
     require_columns(df, [by, "termination_reason"], "termination_reasons")
@@ -162,10 +226,11 @@ def termination_reasons(trials: Any, ax: Axes | None = None, by: str = "agent", 
     counts = df.group_by(by, "termination_reason").agg(pl.len().alias("n"))
     present = set(counts["termination_reason"].to_list())
     cats = [c for c in TERMINATION_ORDER if c in present] + sorted(present - set(TERMINATION_ORDER))
-    fig, ax = figure_and_axes(ax, (6.4, 3.9))
+    size = size_for((6.4, 3.9), 2.4, 3.0, legend=_categories_shown(cats), legend_title="termination reason")
+    fig, ax, foot = new_panels(ax, size)
     if not cats:
         empty_message(ax, "no trials")
-        return fig
+        return finish(fig, ax, foot, legend=False)
     extra_palette = [c for c in CATEGORY_PALETTE if c not in _TERMINATION_COLORS.values()]
     styles: dict[str, tuple[str, str | None]] = {}
     n_extra = 0
@@ -178,4 +243,5 @@ def termination_reasons(trials: Any, ax: Axes | None = None, by: str = "agent", 
     _stacked(ax, counts, by, "termination_reason", cats, styles, normalize, None,
              "share of trials" if normalize else "trials", "termination reason")  # fmt: skip
     ax.set_title("how trials ended", loc="left")
-    return fig
+    handles, labels = _legend_order(ax)
+    return finish(fig, ax, foot, handles=handles, labels=labels, title="termination reason")

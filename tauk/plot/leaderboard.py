@@ -1,31 +1,49 @@
-"""Published leaderboard figures (:func:`tauk.io.leaderboard.load_leaderboard`) beside recomputed ones."""
+"""Published leaderboard figures (:func:`tauk.io.leaderboard.load_leaderboard`) beside recomputed ones.
+
+Published figures are percentages; so is this figure's axis, and every value label is a percentage. A recomputed
+entry carries its interval and its n (tasks, simulations); one with fewer than ``min_simulations`` simulations is
+not ranked among the published submissions (a single simulation that succeeded is not a 100 % model).
+"""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
+import matplotlib as mpl
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from tauk._compat import keyword_options
+from tauk.conventions import OVERALL_DOMAINS
 from tauk.errors import TaukError
 
-from ._common import color_key, empty_message, styled
-from ._style import LIGHT, new_figure, register_agents
+from ._common import (
+    color_key,
+    empty_message,
+    escape_label,
+    extra_height,
+    finish,
+    interval_note,
+    label_width,
+    new_panels,
+    note_size,
+    plural,
+    styled,
+)
+from ._style import LIGHT, active_preset, register_agents
+from .cost import MIN_SIMULATIONS
 from .passk import domain_sort_key
 
 __all__ = ["leaderboard"]
 
-_DEFAULT_DOMAINS = ("airline", "retail", "telecom")
-_MAX_LABEL = 34
-
-
-def _short(s: str, reserve: int = 0) -> str:
-    n = max(12, _MAX_LABEL - reserve)
-    return s if len(s) <= n else s[: n - 1] + "…"
+_DEFAULT_DOMAINS = OVERALL_DOMAINS
+_HATCH = "////"
+_MAX_LISTED = 8
 
 
 def _recomputed_rows(recomputed: Any, k: int) -> list[dict[str, Any]]:
@@ -39,41 +57,91 @@ def _recomputed_rows(recomputed: Any, k: int) -> list[dict[str, Any]]:
     df = recomputed.long().filter(pl.col("k") == k)
     if "domain" not in df.columns:
         raise TaukError("recomputed Summary must identify domains: summarize(trials, by=('agent', 'domain'), ci=...)")
+    n_col = "n_tasks_right" if "n_tasks_right" in df.columns else "n_tasks"
     out = []
     for r in df.to_dicts():
         if r.get("domain") is None or r.get("estimate") is None:
             continue
-        out.append({"domain": r["domain"], "label": color_key(r, tuple(recomputed.by)), "value": r["estimate"],
-                    "lo": r.get("ci_low"), "hi": r.get("ci_high")})  # fmt: skip
+        pct = (lambda v: None if v is None else 100.0 * float(v))  # noqa: E731
+        out.append({"domain": r["domain"], "label": color_key(r, tuple(recomputed.by)), "value": pct(r["estimate"]),
+                    "lo": pct(r.get("ci_low")), "hi": pct(r.get("ci_high")), "n_tasks": r.get(n_col),
+                    "n_simulations": r.get("n_simulations")})  # fmt: skip
     return out
 
 
+def _check(min_simulations: Any, too_few: Any) -> None:
+    if isinstance(min_simulations, bool) or not isinstance(min_simulations, int | np.integer) or min_simulations < 0:
+        raise TaukError(f"min_simulations must be a whole number ≥ 0, got {min_simulations!r}")
+    if too_few not in ("flag", "omit"):
+        raise TaukError(f"too_few must be 'flag' (drawn hatched below the ranking) or 'omit', got {too_few!r}")
+
+
+@keyword_options(("board", "recomputed", "domains", "top", "modality", "k", "listed_only", "ax"))
 @styled
 def leaderboard(
     board: Any,
     recomputed: Any = None,
+    *,
     domains: Any = None,
     top: int | None = 15,
     modality: str | None = None,
     k: int = 1,
     listed_only: bool = True,
+    min_simulations: int = MIN_SIMULATIONS,
+    too_few: str = "flag",
     ax: Axes | None = None,
+    figsize: Any = None,
 ) -> Figure:
     """Published pass^k per domain from leaderboard submissions (grey bars, best first), with recomputed figures
-    from a :class:`tauk.stats.Summary` placed in the same ranking (coloured bars with their interval, labelled
-    "(recomputed)"). One panel per domain.
+    from a :class:`tauk.stats.Summary` ranked among them (coloured bars with their interval and n). One panel per
+    domain; the axis and every value label are percentages, as the leaderboard publishes them.
 
-    Args:
-        board: the frame of :func:`tauk.io.leaderboard.load_leaderboard` (or a path to load it from).
-        recomputed: ``summarize(trials, by=("agent", "domain"), ci=0.95)`` (optional).
-        domains: domains to show (default: the recomputed Summary's domains on the board, else airline, retail,
-            telecom as present).
-        top: keep the best ``top`` published submissions per domain (None: all).
-        modality: keep only "text" or "voice" submissions (None: all).
-        k: which published pass^k (1–4).
-        listed_only: when the board knows the manifest, keep only submissions it lists (drops e.g. the
-            ``A_EXAMPLE_*`` templates).
-        ax: draw a single domain into this axes (``domains`` must then name one domain).
+    Parameters
+    ----------
+    board
+        The frame of :func:`tauk.io.leaderboard.load_leaderboard` (or a path to load it from).
+    recomputed
+        ``summarize(trials, by=("agent", "domain"), ci=0.95)`` (optional). Each entry is labelled with its number of
+        tasks and simulations, and drawn with the Summary's interval.
+    domains
+        Domains to show (default: the recomputed Summary's domains on the board, else airline, retail, telecom as
+        present).
+    top
+        Keep the best ``top`` published submissions per domain (None: all).
+    modality
+        Keep only "text" or "voice" submissions (None: all).
+    k
+        Which published pass^k (1–4).
+    listed_only
+        When the board knows the manifest, keep only submissions it lists (drops e.g. the ``A_EXAMPLE_*``
+        templates).
+    min_simulations
+        Recomputed entries with fewer kept simulations are not ranked (default :data:`tauk.plot.cost.MIN_SIMULATIONS`,
+        20; 0 ranks everything).
+    too_few
+        What to do with them: ``"flag"`` (default: drawn hatched under the ranking, after a dotted line, annotated
+        "n=1 sim") or ``"omit"`` (left out, named in the caption).
+    ax
+        Draw a single domain into this axes (``domains`` must then name one domain).
+    figsize
+        ``None`` (screen: 4.3 in per domain, side by side), ``"single"`` (3.3 in, domains stacked), ``"double"``
+        (7 in, side by side) or ``(width, height)`` inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl, tauk
+    >>> board = pl.DataFrame({"model": ["M1", "M2"], "domain": ["airline"] * 2, "pass_1": [0.9, 0.5],
+    ...                       "submission_date": ["2025-01-01"] * 2, "submission_id": ["m1", "m2"]})
+    >>> s = tauk.stats.summarize(tauk.load("data"), by=("agent", "domain"), resamples=999)
+    >>> fig = tauk.plot.leaderboard(board, recomputed=s, figsize="single")
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2]
+    ['M1', 'atlas-large (recomputed)']
+    >>> fig.axes[0].get_xlabel()
+    'pass^1 (%)'
     """
     if isinstance(board, str | Path):
         from tauk.io.leaderboard import load_leaderboard
@@ -84,10 +152,14 @@ def leaderboard(
     col = f"pass_{k}"
     if col not in board.columns:
         raise TaukError(f"k must be 1–4 (published pass^1 … pass^4), got {k!r}")
-    if modality is not None:
+    _check(min_simulations, too_few)
+    if modality is not None and "modality" in board.columns:
         board = board.filter(pl.col("modality") == modality)
     if listed_only and "manifest_section" in board.columns and board["manifest_section"].drop_nulls().len() > 0:
         board = board.filter(pl.col("manifest_section").is_not_null())
+    for c, default in (("submission_date", None), ("submission_id", None), ("modality", None)):
+        if c not in board.columns:
+            board = board.with_columns(pl.lit(default, dtype=pl.String).alias(c))
     rec = _recomputed_rows(recomputed, k)
     on_board = set(board.filter(pl.col(col).is_not_null())["domain"].to_list())
     if domains is None:
@@ -97,68 +169,151 @@ def leaderboard(
         doms = [domains] if isinstance(domains, str) else list(domains)
     if ax is not None and len(doms) != 1:
         raise TaukError(f"with ax=, name one domain (domains='airline'); would draw {doms}")
+    p = active_preset()
+    narrow = p.legend_below
+    compact = p.paper
+    width = label_width(0.85 if narrow else 0.75)
+    few = lambda r: int(r.get("n_simulations") or 0) < min_simulations  # noqa: E731
+    omitted: list[str] = []
     panels = []
     for d in doms:
         pub = board.filter((pl.col("domain") == d) & pl.col(col).is_not_null()).sort(
-            [col, "submission_date", "submission_id"], descending=[True, True, False]
+            [col, "submission_date", "submission_id"], descending=[True, True, False], nulls_last=True
         )
         if top is not None:
             pub = pub.head(top)
         names = pub["model"].to_list()
         dup = {n for n in names if names.count(n) > 1}
-        items = []
+        ranked, flagged = [], []
         for r in pub.iter_rows(named=True):
             suffix = (" · voice" if r.get("modality") == "voice" else "") + (
                 f" ({r['submission_date']})" if r["model"] in dup else ""
             )
-            items.append({"label": _short(r["model"], len(suffix)) + suffix, "value": r[col], "lo": None, "hi": None, "agent": None})
+            ranked.append({"label": escape_label(r["model"], width=max(8, width - len(suffix))) + suffix,
+                           "value": 100.0 * r[col], "kind": "published", "agent": None})  # fmt: skip
         for r in rec:
-            if r["domain"] == d:
-                items.append({"label": _short(f"{r['label']} (recomputed)"), "value": r["value"], "lo": r["lo"],
-                              "hi": r["hi"], "agent": r["label"]})  # fmt: skip
-        items.sort(key=lambda it: (-it["value"], it["agent"] is None, it["label"]))
-        panels.append((d, items))
+            if r["domain"] != d:
+                continue
+            item = {**r, "label": escape_label(r["label"], width=max(12, width - 13)) + " (recomputed)",
+                    "agent": r["label"], "kind": "few" if few(r) else "recomputed"}  # fmt: skip
+            if item["kind"] == "recomputed":
+                ranked.append(item)
+            elif too_few == "flag":
+                flagged.append(item)
+            else:
+                omitted.append(f"{escape_label(r['label'], width=width)} ({escape_label(d)}, "
+                               f"{plural(r.get('n_simulations'), 'simulation')})")  # fmt: skip
+        ranked.sort(key=lambda it: (-it["value"], it["agent"] is None, it["label"]))
+        flagged.sort(key=lambda it: it["label"])
+        panels.append((d, ranked, flagged))
     colors = register_agents([r["label"] for r in rec])
-    n_rows = max((len(items) for _, items in panels), default=1)
-    if ax is None:
-        fig, axes = new_figure((4.3 * max(len(panels), 1), max(2.2, 0.2 * n_rows + 1.3)), 1, max(len(panels), 1))
-        axes = np.atleast_1d(axes)
+
+    has_rec = any(it["kind"] != "published" for _, a, b in panels for it in a + b)
+    has_few = any(b for _, _, b in panels)
+    caption = [f"Grey: published pass^{k} (leaderboard" + (f", {modality}" if modality else "")
+               + (f", best {top} per domain" if top is not None else "") + ")."]  # fmt: skip
+    if has_rec:
+        note = interval_note(recomputed)
+        caption.append("Coloured: recomputed here from the trials" + (f"; bars: {note}" if note else "")
+                       + "; n = tasks (simulations).")  # fmt: skip
+        if any(it.get("lo") is None for _, a, b in panels for it in a + b if it["kind"] != "published"):
+            caption.append("Entries on fewer than 2 tasks have no interval.")
+    if has_few:
+        caption.append(f"Hatched, under the dotted line, not ranked: fewer than {min_simulations} simulations.")
+    if omitted:
+        more = len(omitted) - _MAX_LISTED
+        caption.append(f"Not shown, fewer than {min_simulations} simulations: " + "; ".join(omitted[:_MAX_LISTED])
+                       + (f"; and {more} more" if more > 0 else "") + ".")  # fmt: skip
+    handles = [Patch(facecolor=LIGHT, label="published (leaderboard)")]
+    if has_rec:
+        handles.append(Patch(facecolor="white", edgecolor="#333333", label="recomputed here (bar: interval)"))
+    if has_few:
+        handles.append(Patch(facecolor="white", edgecolor="#777777", hatch=_HATCH,
+                             label=f"< {min_simulations} simulations, not ranked"))  # fmt: skip
+    leg_labels = [h.get_label() for h in handles]
+
+    n_panels = max(len(panels), 1)
+    rows_of = [max(1, len(a) + len(b)) for _, a, b in panels] or [1]
+    if narrow:
+        nrows, ncols = n_panels, 1
+    elif p.name == "screen":
+        nrows, ncols = 1, n_panels
+    else:  # a panel needs ~3.4 in: labels, bars, the value column
+        ncols = max(1, min(n_panels, int((p.width or 7.0) // 3.4)))
+        nrows = math.ceil(n_panels / ncols)
+    row_h = 0.145 if compact else 0.2
+    if nrows == 1:
+        body = max(2.2 if not compact else 1.6, row_h * max(rows_of) + 1.0)
+        ratios = None
     else:
-        fig, axes = ax.figure, np.array([ax])
+        per_row = [max(rows_of[i * ncols:(i + 1) * ncols]) for i in range(nrows)]
+        body = sum(row_h * r + 0.75 for r in per_row) + 0.25
+        ratios = [row_h * r + 0.75 for r in per_row]
+    w = p.width if p.width is not None else 4.3 * n_panels
+    if p.height is not None:
+        size = (p.width, p.height)
+    else:
+        size = (w, body + extra_height(w, legend=leg_labels if ax is None else [], caption=caption,
+                                       legend_below=True))  # fmt: skip
+    fig, axes, foot = new_panels(ax, size, nrows, ncols, height_ratios=ratios)
+    axes = np.atleast_1d(axes).ravel()
     if not panels:
         empty_message(axes[0], "no published figures for these domains")
-        return fig
-    for a, (d, items) in zip(axes, panels):
+        return finish(fig, axes[0], foot, legend=False, caption=caption)
+    fs = note_size()
+    for a in axes[len(panels):]:
+        a.set_axis_off()
+    for a, (d, ranked, flagged) in zip(axes, panels):
+        items = ranked + flagged
+        a.set_title(escape_label(d), loc="left")
         if not items:
-            empty_message(a, f"{d}: nothing published")
+            empty_message(a, "nothing published")
             continue
-        y = np.arange(len(items))[::-1]
-        vals = np.array([it["value"] for it in items], dtype=float)
-        cols = [colors[it["agent"]] if it["agent"] is not None else LIGHT for it in items]
-        a.barh(y, vals, color=cols, height=0.7, edgecolor=["#333333" if it["agent"] else "none" for it in items],
-               linewidth=0.8, zorder=2)  # fmt: skip
+        y = np.arange(len(items))[::-1].astype(float)
         for yi, it in zip(y, items):
-            if it["agent"] is not None and it["lo"] is not None and it["hi"] is not None:
-                a.errorbar([it["value"]], [yi], xerr=[[it["value"] - it["lo"]], [it["hi"] - it["value"]]], fmt="none",
-                           ecolor="#222222", capsize=2.5, elinewidth=1.0, zorder=3)  # fmt: skip
-            right = max(it["value"], it["hi"] if it["agent"] is not None and it["hi"] is not None else 0.0)
-            a.text(right + 0.015, yi, f"{100 * it['value']:.1f}", va="center", ha="left", fontsize=6.5,
-                   color="#333333")  # fmt: skip
-        a.set_yticks(y, [it["label"] for it in items], fontsize=7)
+            kind = it["kind"]
+            if kind == "published":
+                a.barh([yi], [it["value"]], color=LIGHT, height=0.7, edgecolor="none", zorder=2)
+            elif kind == "recomputed":
+                a.barh([yi], [it["value"]], color=colors[it["agent"]], height=0.7, edgecolor="#333333",
+                       linewidth=0.7, zorder=2)  # fmt: skip
+            else:
+                a.barh([yi], [it["value"]], color="white", height=0.7, edgecolor=colors[it["agent"]], hatch=_HATCH,
+                       linewidth=0.7, zorder=2)  # fmt: skip
+            has_iv = kind != "published" and it.get("lo") is not None and it.get("hi") is not None
+            if has_iv:
+                a.errorbar([it["value"]], [yi], xerr=[[it["value"] - it["lo"]], [it["hi"] - it["value"]]],
+                           fmt="none", ecolor="#222222", capsize=2.0, elinewidth=0.9, zorder=3)  # fmt: skip
+            if kind == "published":
+                txt = f"{it['value']:.1f}"
+            else:
+                n = f"n={it.get('n_tasks')} ({it.get('n_simulations')})"
+                if kind == "few":
+                    txt = f"{it['value']:.1f}, n={it.get('n_simulations')} sim"
+                elif has_iv and not compact:
+                    txt = f"{it['value']:.1f} [{it['lo']:.1f}, {it['hi']:.1f}], {n}"
+                else:
+                    txt = f"{it['value']:.1f}, {n}"
+            # a column of value labels right of the axes: a fixed margin, so the layout converges
+            a.annotate(txt, xy=(1.0, yi), xycoords=("axes fraction", "data"), xytext=(3, 0), textcoords="offset points",
+                       va="center", ha="left", fontsize=fs, color="#333333", annotation_clip=False,
+                       fontweight="bold" if kind != "published" else "normal")  # fmt: skip
+        a.set_yticks(y, [it["label"] for it in items])
         for tl, it in zip(a.get_yticklabels(), items):
-            if it["agent"] is not None:
+            if it["kind"] != "published":
                 tl.set_fontweight("bold")
-        a.set_xlim(0, 1.12)
+        if flagged:
+            a.axhline(len(flagged) - 0.5, color="#888888", linewidth=0.7, linestyle=":", zorder=1)
+        a.set_xlim(0, 100)
+        a.set_xticks([0, 50, 100])
+        a.set_xticks([25, 75], minor=True)
+        a.grid(axis="x", which="minor", color="#F0F0F0")
         a.set_ylim(-0.6, len(items) - 0.4)
-        a.grid(axis="x", color="#E5E5E5", linewidth=0.6)
+        a.grid(axis="x", color="#E5E5E5")
         a.grid(axis="y", visible=False)
-        a.set_xlabel(f"pass^{k}")
-        a.set_title(d, loc="left")
-    if rec and ax is None:
-        handles = [Patch(facecolor=LIGHT, label="published (leaderboard)"),
-                   Patch(facecolor="white", edgecolor="#333333", label="recomputed here (with interval)")]  # fmt: skip
-        fig.legend(handles=handles, loc="outside lower center", ncol=2, frameon=False)
-    sub = f"top {top} " if top is not None else ""
-    fig.suptitle(f"leaderboard pass^{k}: {sub}published submissions" + (" vs recomputed" if rec else ""),
-                 x=0.01, ha="left", fontsize=10)  # fmt: skip
-    return fig
+        a.set_xlabel(f"pass^{k} (%)")
+    if ax is None:
+        fig.suptitle(f"pass^{k}: published leaderboard" + (" and recomputed here" if has_rec else ""), x=0.02,
+                     ha="left", fontsize=float(mpl.rcParams["axes.titlesize"]))  # fmt: skip
+    return finish(fig, axes[0], foot, handles=handles if ax is None else None, labels=leg_labels,
+                  legend=ax is None, legend_below=True, caption=caption, axes=list(axes[: len(panels)]))

@@ -1,8 +1,8 @@
 """Run-to-run noise figures from :func:`tauk.stats.consistency`: the noise floor and the flaky-task grid.
 
 Nothing is re-estimated here: the points, means, bands and task orders come from the
-:class:`~tauk.stats.ConsistencyResult`. Labels taken from result files are escaped for mathtext (``$`` → ``\\$``),
-so an agent called ``a$b$`` is drawn as written.
+:class:`~tauk.stats.ConsistencyResult`. Labels taken from result files go through :func:`escape_label`, so an agent
+called ``a$b$`` is drawn as written; both figures take the paper sizes (``figsize="single"|"double"``).
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from scipy import special
 
+from tauk._compat import keyword_options
 from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 
-from ._common import empty_message, figure_and_axes, legend_outside, shorten, styled
-from ._style import NEUTRAL, OKABE_ITO, new_figure, register_agents
+from ._common import active_preset, empty_message, escape_label, finish, new_panels, size_for, styled
+from ._style import NEUTRAL, OKABE_ITO, register_agents
 
-__all__ = ["noise_floor", "flaky_tasks", "mathtext_safe"]
+__all__ = ["noise_floor", "flaky_tasks"]
 
 PASS_COLOR = OKABE_ITO["blue"]
 FAIL_COLOR = OKABE_ITO["orange"]
@@ -33,17 +34,8 @@ DROPPED_COLOR = "#BBBBBB"
 MISSING_COLOR = "#FFFFFF"
 
 
-def mathtext_safe(text: Any) -> str:
-    r"""A label matplotlib draws as written: every ``$`` escaped, so no mathtext is parsed from untrusted names.
-
-    >>> mathtext_safe("gpt-$4$")
-    'gpt-\\$4\\$'
-    """
-    return str(text).replace("$", r"\$")
-
-
 def _label(values: Sequence[Any], width: int = 30) -> str:
-    return mathtext_safe(" · ".join(shorten("—" if v is None else v, width) for v in values)) if values else "all"
+    return " · ".join(escape_label("—" if v is None else v, width=width) for v in values) if values else "all"
 
 
 def _result(obj: Any) -> Any:
@@ -54,8 +46,9 @@ def _result(obj: Any) -> Any:
     return obj
 
 
+@keyword_options(("result", "ax", "band"))
 @styled
-def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figure:
+def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsize: Any = None) -> Figure:
     """Per-trial pass^1 of every group as points, with the group's fixed-task mean (pass^1 over all its trials) and
     the single-run band: mean ± z_{1−α/2} · sd_single_run, where one run of the same setup on the same tasks lands
     with probability 1 − α. Points far outside their band point to a trial index that behaved differently (an outage,
@@ -65,6 +58,7 @@ def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figur
         result: a :class:`tauk.stats.ConsistencyResult`.
         ax: draw into this axes (else a new figure).
         band: draw the single-run bands (groups with one trial per task have none).
+        figsize: ``None`` (screen), ``"single"``, ``"double"`` or ``(width, height)`` inches.
 
     Returns the Figure.
 
@@ -79,10 +73,13 @@ def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figur
     frame = res.frame
     by = list(res.by)
     n = frame.height
-    fig, ax = figure_and_axes(ax, (6.4, max(2.0, 0.42 * n + 1.3)))
+    legend = ["pass^1 of one trial index", "pass^1 over all trials", "single-run band (95%)"]
+    size = size_for((6.4, max(2.0, 0.42 * n + 1.3)), max(2.0, 0.3 * n + 1.2), max(2.2, 0.32 * n + 1.3),
+                    legend=legend if band else legend[:2], caption=[_caption(res)])  # fmt: skip
+    fig, ax, foot = new_panels(ax, size)
     if n == 0:
         empty_message(ax, "no groups")
-        return fig
+        return finish(fig, ax, foot, legend=False)
     z = float(special.ndtri(1 - res.alpha / 2))
     agents = [r.get("agent") for r in frame.iter_rows(named=True)] if "agent" in by else [None] * n
     colors = register_agents([a for a in agents if a is not None]) if "agent" in by else {}
@@ -119,9 +116,15 @@ def noise_floor(result: Any, ax: Axes | None = None, band: bool = True) -> Figur
     ]
     if band:
         handles.append(Patch(color=NEUTRAL, alpha=0.18, label=f"single-run band ({1 - res.alpha:.0%})"))
-    legend_outside(ax, handles, [h.get_label() for h in handles])
     ax.set_title("run-to-run noise", loc="left")
-    return fig
+    return finish(fig, ax, foot, handles=handles, labels=[h.get_label() for h in handles], caption=[_caption(res)])
+
+
+def _caption(res: Any) -> str:
+    n = res.frame["n_tasks"].to_list() if res.frame.height else []
+    tasks = f"{min(n)}–{max(n)}" if n and min(n) != max(n) else (str(n[0]) if n else "0")
+    return (f"band: mean ± z·SD of one run on the same {tasks} tasks ({1 - res.alpha:.0%}); "
+            f"infrastructure errors {'dropped' if res.infra == 'drop' else 'counted as failures'}")  # fmt: skip
 
 
 def _select(res: Any, group: Any) -> pl.DataFrame:
@@ -171,15 +174,17 @@ def _grid(res: Any, key: dict[str, Any], max_tasks: int | None, only_flaky: bool
     labels = []
     for r in tasks.iter_rows(named=True):
         name = f"{r['domain']}/{r['task_id']}" if multi_domain else str(r["task_id"])
-        labels.append(mathtext_safe(f"{shorten(name, 34)}  {r['c']}/{r['n']}"))
+        labels.append(f"{escape_label(name, width=34)}  {r['c']}/{r['n']}")
     return M, labels, n_flaky, total - tasks.height
 
 
+@keyword_options(("result_or_trials", "ax"))
 @styled
 def flaky_tasks(
     result_or_trials: Any,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
+    figsize: Any = None,
     group: Any = None,
     max_tasks: int | None = 40,
     only_flaky: bool = False,
@@ -199,6 +204,7 @@ def flaky_tasks(
             (default: every group with a task that has two trials or more).
         max_tasks: at most this many rows per panel (the most undecided first); None for all.
         only_flaky: leave out the tasks that always passed or always failed.
+        figsize: ``None`` (screen), ``"single"``, ``"double"`` or ``(width, height)`` inches.
 
     Returns the Figure.
 
@@ -226,13 +232,15 @@ def flaky_tasks(
     h = float(np.clip(0.16 * rows + 1.2, 2.0, 12.0))
     longest = max((len(lab) for d in data for lab in d[1]), default=4)
     w = 0.6 + 0.052 * longest + 0.28 * max(cols, 1)  # room for the task labels, then the grid
+    legend = ["pass", "fail", "infra error (dropped)"]
     if ax is not None:
-        fig, one = figure_and_axes(ax, (w + 1.6, h))
+        fig, one, foot = new_panels(ax, (w + 1.6, h))
         axes = [one]
     else:
-        ncols = min(len(panels), 3)
+        ncols = min(len(panels), 1 if active_preset().name == "single" else 3)
         nrows = -(-len(panels) // ncols)
-        fig, grid = new_figure((w * ncols + 1.6, h * nrows), nrows, ncols)
+        size = size_for((w * ncols + 1.6, h * nrows), h * nrows, h * nrows, legend=legend)
+        fig, grid, foot = new_panels(None, size, nrows, ncols)
         axes = list(np.atleast_1d(grid).ravel())
         for extra in axes[len(panels):]:
             extra.set_visible(False)
@@ -246,7 +254,7 @@ def flaky_tasks(
         a.imshow(M, aspect="auto", cmap=cmap, vmin=-0.5, vmax=3.5, interpolation="nearest")
         a.set_ylim(max(rows, 1) - 0.5, -0.5)  # the same row height in every panel
         a.set_xticks(range(M.shape[1]), [str(j) for j in range(M.shape[1])])
-        a.set_yticks(range(M.shape[0]), labels, fontsize=6.5 if M.shape[0] > 30 else 7.5)
+        a.set_yticks(range(M.shape[0]), labels)
         a.set_xticks(np.arange(-0.5, M.shape[1]), minor=True)
         a.set_yticks(np.arange(-0.5, M.shape[0]), minor=True)
         a.grid(True, which="minor", color="white", linewidth=0.6)
@@ -257,9 +265,8 @@ def flaky_tasks(
         if 0 < n_flaky < M.shape[0]:
             a.axhline(n_flaky - 0.5, color="black", linewidth=1.6)
         a.set_xlabel("trial" + (f"  (+{left_out} tasks not shown)" if left_out else ""))
-        a.set_title(f"{title}\n{n_flaky} flaky of {M.shape[0] + left_out}", loc="left", fontsize=8.5)
+        a.set_title(f"{title}\n{n_flaky} flaky of {M.shape[0] + left_out}", loc="left")
     handles = [Patch(color=PASS_COLOR, label="pass"), Patch(color=FAIL_COLOR, label="fail"),
                Patch(color=DROPPED_COLOR, label="infra error (dropped)")]  # fmt: skip
-    legend_outside(axes[min(len(panels), len(axes)) - 1 if len(panels) <= 3 else 2], handles,
-                   [hh.get_label() for hh in handles])  # fmt: skip
-    return fig
+    anchor = axes[min(len(panels), len(axes)) - 1 if len(panels) <= 3 else 2]
+    return finish(fig, anchor, foot, handles=handles, labels=[hh.get_label() for hh in handles], axes=axes)

@@ -11,45 +11,80 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from tauk._compat import keyword_options
+
 from ._common import (
     as_trials_frame,
     empty_message,
-    figure_and_axes,
+    escape_label,
+    finish,
+    label_width,
+    new_panels,
     require_columns,
-    shorten,
+    size_for,
     styled,
     tick_rotation,
 )
+from ._style import active_preset
 from .passk import domain_sort_key
 
 __all__ = ["success_heatmap"]
 
 _MAX_LABELLED_ROWS = 80
+_PAPER_MAX_HEIGHT = 8.5  # inches: taller than a page's text block minus a caption
 
 
 def _natural(s: Any) -> tuple:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", "" if s is None else str(s)) if t)
 
 
+@keyword_options(("trials", "k", "ax", "by", "infra", "reward", "cmap"))
 @styled
 def success_heatmap(
     trials: Any,
+    *,
     k: int | None = None,
     ax: Axes | None = None,
     by: str = "agent",
     infra: str = "drop",
     reward: str = "reward",
     cmap: str = "viridis",
+    figsize: Any = None,
 ) -> Figure:
     """Task × agent heatmap of per-task success: rows are tasks ordered by difficulty (mean success across agents,
     easiest at the top), columns agents (best overall on the left); cells the task's success rate c/n, or its Û_k =
     C(c,k)/C(n,k) (the task's pass^k) when ``k`` is given. Tasks an agent did not run are grey.
 
-    Args:
-        trials: a trials frame, a scored frame (``tauk.score``) or a Results.
-        by: column naming the columns of the heatmap (``"agent"`` or ``"run_id"``).
-        infra: ``"drop"`` / ``"fail"`` infrastructure errors, as in the statistics.
-        reward: reward column deciding success (``"score_reward"`` for a re-scored frame's recomputed reward).
+    Parameters
+    ----------
+    trials
+        A trials frame, a scored frame (``tauk.score``) or a Results.
+    k
+        Colour by the task's pass^k instead of its success rate.
+    ax
+        Draw into this axes (else a new figure).
+    by
+        Column naming the columns of the heatmap (``"agent"`` or ``"run_id"``).
+    infra
+        ``"drop"`` / ``"fail"`` infrastructure errors, as in the statistics.
+    reward
+        Reward column deciding success (``"score_reward"`` for a re-scored frame's recomputed reward).
+    cmap
+        A matplotlib colormap name.
+    figsize
+        ``None`` (screen; the height follows the number of tasks), ``"single"``, ``"double"`` or ``(width,
+        height)`` inches. Task ids are written while they fit (80 rows on screen, about 55 at the paper sizes).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import tauk
+    >>> fig = tauk.plot.success_heatmap(tauk.load("data"), figsize="double")
+    >>> fig.axes[0].images[0].get_array().shape
+    (50, 3)
     """
     from tauk.stats import per_task
 
@@ -66,12 +101,20 @@ def success_heatmap(
     agents = sorted({a for a in pt[by].to_list()}, key=lambda v: (v is None, str(v)))
     tasks = sorted({(d, t) for d, t in zip(pt["domain"], pt["task_id"])}, key=lambda x: (domain_sort_key(x[0]), _natural(x[1])))
     n_t, n_a = len(tasks), len(agents)
-    h = float(np.clip(0.16 * n_t + 1.4, 2.4, 16.0))
-    w = float(np.clip(1.1 * n_a + 2.6, 3.6, 12.0))
-    fig, ax = figure_and_axes(ax, (w, h))
+    paper = active_preset().paper
+    caption = ["Grey: task not run." if n_a > 1 else None]
+    if paper:
+        h = 0.125 * n_t + 1.3
+        labelled = h <= _PAPER_MAX_HEIGHT
+        size = size_for((0.0, 0.0), float(np.clip(h, 2.2, _PAPER_MAX_HEIGHT)), caption=caption)
+    else:
+        h = float(np.clip(0.16 * n_t + 1.4, 2.4, 16.0))
+        labelled = n_t <= _MAX_LABELLED_ROWS
+        size = size_for((float(np.clip(1.1 * n_a + 2.6, 3.6, 12.0)), h), h, caption=caption)
+    fig, ax, foot = new_panels(ax, size)
     if n_t == 0 or n_a == 0:
         empty_message(ax, "no tasks")
-        return fig
+        return finish(fig, ax, foot, legend=False)
     ti = {t: i for i, t in enumerate(tasks)}
     ai = {a: j for j, a in enumerate(agents)}
     M = np.full((n_t, n_a), np.nan)
@@ -89,21 +132,24 @@ def success_heatmap(
     cm = mpl.colormaps[cmap].with_extremes(bad="#D9D9D9")
     im = ax.imshow(np.ma.masked_invalid(M), aspect="auto", cmap=cm, vmin=0.0, vmax=1.0, interpolation="nearest")
     ax.grid(False)
-    xl = [shorten(agents[j], 24) for j in col_order]
+    xl = [escape_label(agents[j], width=label_width(0.7)) for j in col_order]
     ax.set_xticks(range(n_a), xl, **tick_rotation(xl, n_max=3))
-    if n_t <= _MAX_LABELLED_ROWS:
-        labels = [f"{tasks[i][0]}/{tasks[i][1]}" if multi_domain else str(tasks[i][1]) for i in row_order]
-        ax.set_yticks(range(n_t), labels, fontsize=6.5 if n_t > 30 else 8)
+    if labelled:
+        width = label_width(0.6)
+        labels = [escape_label(f"{tasks[i][0]}/{tasks[i][1]}" if multi_domain else tasks[i][1], width=width)
+                  for i in row_order]  # fmt: skip
+        ax.set_yticks(range(n_t), labels)
     else:
         ax.set_yticks([])
     ax.set_ylabel(f"task ({n_t}), easiest at the top")
-    ax.set_xlabel(by)
+    ax.set_xlabel(escape_label(by))
     for s in ax.spines.values():
         s.set_visible(False)
     ax.tick_params(length=0)
     what = "success rate (c/n)" if k is None else f"task pass^{kk} = C(c,{kk})/C(n,{kk})"
-    cb = fig.colorbar(im, ax=ax, shrink=min(1.0, 6.0 / h + 0.2), aspect=30, pad=0.02)
+    fig_h = float(fig.get_size_inches()[1])
+    cb = fig.colorbar(im, ax=ax, shrink=min(1.0, 6.0 / fig_h + 0.2), aspect=30, pad=0.02)
     cb.set_label(what)
     cb.outline.set_visible(False)
-    ax.set_title(f"per-task {'success' if k is None else f'pass^{kk}'} by {by}", loc="left")
-    return fig
+    ax.set_title(f"per-task {'success' if k is None else f'pass^{kk}'} by {escape_label(by)}", loc="left")
+    return finish(fig, ax, foot, legend=False, caption=caption)

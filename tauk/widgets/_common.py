@@ -8,8 +8,11 @@ import io
 from typing import Any
 
 import ipywidgets as w
+import polars as pl
 
-__all__ = ["esc", "show_figure", "show_html", "show_text", "WidgetBase"]
+from tauk.errors import TaukError
+
+__all__ = ["esc", "show_figure", "show_html", "show_text", "WidgetBase", "trials_of", "check_choice"]
 
 
 def esc(value: Any) -> str:
@@ -17,13 +20,37 @@ def esc(value: Any) -> str:
     return "" if value is None else html.escape(str(value), quote=True)
 
 
+def trials_of(results: Any, what: str, needs: tuple[str, ...] = ()) -> pl.DataFrame:
+    """The trials frame of ``results`` (a :class:`tauk.Results` or a trials frame), with ``needs`` columns, or a
+    :class:`tauk.TaukError` saying what was given."""
+    trials = results if isinstance(results, pl.DataFrame) else getattr(results, "trials", None)
+    if not isinstance(trials, pl.DataFrame):
+        raise TaukError(f"{what} takes a tauk.Results (tauk.load(...)) or its trials frame, got {type(results).__name__}")
+    missing = [c for c in needs if c not in trials.columns]
+    if missing:
+        raise TaukError(f"{what} needs the column(s) {missing} in the trials; have {trials.columns}")
+    return trials
+
+
+def check_choice(name: str, value: Any, choices: list[Any], what: str) -> None:
+    """A :class:`tauk.TaukError` naming the choices when ``value`` is not one of them (instead of a traitlets
+    ``TraitError`` from the widget)."""
+    if value not in choices:
+        shown = ", ".join(repr(c) for c in choices[:30]) + (f", … ({len(choices)} in all)" if len(choices) > 30 else "")
+        raise TaukError(f"{name}={value!r} is not one of the {what}: {shown}")
+
+
 def figure_png(fig: Any, dpi: int = 100) -> bytes:
-    """Render a matplotlib Figure to PNG bytes (no timestamp metadata) and close it."""
+    """Render a matplotlib Figure to PNG bytes (no timestamp metadata) and close it (drawn under the size preset the
+    figure was made at, so its fonts are the ones it was laid out with)."""
     import matplotlib.pyplot as plt
+
+    from tauk.plot import style
 
     buf = io.BytesIO()
     try:
-        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+        with style(getattr(fig, "tauk_preset", None)):
+            fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     finally:
         plt.close(fig)
     return buf.getvalue()

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import ipywidgets as w
-import polars as pl
 
 from tauk import plot, stats
+from tauk.errors import TaukError
 
-from ._common import WidgetBase, error_html, show_figure, show_text
+from ._common import WidgetBase, check_choice, error_html, show_figure, show_text, trials_of
 from .explorer import INFRA_CHOICES
 
 __all__ = ["ComparisonWidget", "comparison", "comparison_html"]
@@ -30,12 +30,17 @@ class ComparisonWidget(WidgetBase):
     def __init__(self, results: Any, *, a: str | None = None, b: str | None = None, k: int = 1, by_domain: bool = True,
                  ci: float = 0.95, method: str = "bca", resamples: int = 2000, seed: int | None = 0):  # fmt: skip
         self.results = results
-        trials = results if isinstance(results, pl.DataFrame) else results.trials
+        trials = trials_of(results, "widgets.comparison", ("agent", "task_id"))
         self._trials = trials
         self.ci, self.method, self.resamples, self.seed = ci, method, resamples, seed
         agents = sorted({str(x) for x in trials["agent"].to_list() if x is not None})
         if len(agents) < 2:
-            raise ValueError(f"a comparison needs at least two agents; the results have {agents}")
+            raise TaukError(f"a comparison needs at least two agents; the results have {agents}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise TaukError(f"k must be a whole number ≥ 1, got {k!r}")
+        for name, value in (("a", a), ("b", b)):
+            if value is not None:
+                check_choice(name, value, agents, "agents in the results")
         a = a if a is not None else agents[0]
         b = b if b is not None else next(x for x in agents if x != a)
         per_task = trials.group_by("run_id", "task_id").len()["len"]
@@ -92,18 +97,17 @@ class ComparisonWidget(WidgetBase):
         self.comparison = cmp
         self.status.value = ""
         self.table.value = comparison_html(cmp)
-        try:
-            fig = plot.forest(cmp)
+        try:  # drawing happens on saving: errors there are shown too, never raised into the notebook
+            self.figure_png = show_figure(self.output, plot.forest(cmp), alt="forest")
         except Exception as exc:
             self.figure_png = None
             show_text(self.output, f"could not draw the forest plot: {type(exc).__name__}: {exc}")
-            return
-        self.figure_png = show_figure(self.output, fig, alt="forest")
 
 
 def comparison(results: Any, **kwargs: Any) -> ComparisonWidget:
     """Compare two agents of ``results`` (a :class:`tauk.Results` or trials frame) on their shared tasks.
 
     Options: ``a``, ``b`` (initial agents), ``k`` (default 1), ``by_domain`` (default True), ``ci``, ``method``,
-    ``resamples`` (default 2000), ``seed``."""
+    ``resamples`` (default 2000), ``seed``. An agent not in the results, or fewer than two agents, raise
+    :class:`tauk.TaukError` naming the agents present."""
     return ComparisonWidget(results, **kwargs)

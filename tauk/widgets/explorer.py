@@ -17,7 +17,7 @@ import polars as pl
 
 from tauk import plot, scoring, stats
 
-from ._common import WidgetBase, error_html, esc, show_figure, show_text
+from ._common import WidgetBase, check_choice, error_html, esc, show_figure, show_text, trials_of
 
 __all__ = ["Explorer", "explorer", "summary_html", "NO_DOMAIN", "BASIS_CHOICES", "FIGURES"]
 
@@ -77,9 +77,10 @@ class Explorer(WidgetBase):
         figure: str = "domain_estimates",
     ):
         self.results = results
-        self.by = tuple(by)
+        self.by = (by,) if isinstance(by, str) else tuple(by)
         self.ci, self.method, self.resamples, self.seed = ci, method, resamples, seed
-        trials = results if isinstance(results, pl.DataFrame) else results.trials
+        trials = trials_of(results, "widgets.explorer", ("agent", "domain", "task_id", *self.by))
+        check_choice("figure", figure, [name for _, name in FIGURES], "figures the explorer draws")
         self._trials = trials
         self._cache: dict[tuple, stats.Summary] = {}
         self._scored: dict[tuple, pl.DataFrame] = {}
@@ -222,13 +223,13 @@ class Explorer(WidgetBase):
         self.table.value = summary_html(self.summary, k)
         name = self.figure.value
         fn = getattr(plot, name)
-        try:
+        try:  # drawing happens on saving: errors there are shown too, never raised into the notebook
             fig = fn(self.summary) if name == "pass_k_curve" else fn(self.summary, k=k)
+            self.figure_png = show_figure(self.output, fig, alt=name)
         except Exception as exc:
             self.figure_png = None
             show_text(self.output, f"could not draw {name}: {type(exc).__name__}: {exc}")
             return
-        self.figure_png = show_figure(self.output, fig, alt=name)
         self.n_drawn += 1
 
 
@@ -236,6 +237,7 @@ def explorer(results: Any, **kwargs: Any) -> Explorer:
     """An interactive pass^k explorer of ``results`` (a :class:`tauk.Results` or a trials frame).
 
     Keyword options: ``by`` (default ``("agent", "domain")``), ``ci``, ``method``, ``resamples`` (default 2000),
-    ``seed``, ``figure`` (one of :data:`FIGURES`' names).
+    ``seed``, ``figure`` (one of :data:`FIGURES`' names). Input it cannot use (another object, a missing column, an
+    unknown figure) raises :class:`tauk.TaukError` saying what is available.
     """
     return Explorer(results, **kwargs)

@@ -17,8 +17,9 @@ import polars as pl
 
 from tauk import scoring
 from tauk.conventions import NORMAL_ENDINGS, is_success, success_expr
+from tauk.errors import TaukError
 
-from ._common import WidgetBase, error_html, esc
+from ._common import WidgetBase, check_choice, error_html, esc
 
 __all__ = ["TrajectoryViewer", "trajectory_viewer", "render_trajectory", "failure_reasons", "NORMAL_ENDINGS"]
 
@@ -325,6 +326,11 @@ class TrajectoryViewer(WidgetBase):
 
     def __init__(self, results: Any, scored: pl.DataFrame | None = None, *, failures_only: bool = False,
                  max_chars: int | None = MAX_CHARS):  # fmt: skip
+        if not all(hasattr(results, a) for a in ("runs", "trials", "messages", "tool_calls")):
+            raise TaukError("widgets.trajectory_viewer takes a tauk.Results (tauk.load(...)): it reads the messages, "
+                            f"which a {type(results).__name__} does not carry")  # fmt: skip
+        if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
+            raise TaukError(f"max_chars must be a whole number ≥ 1 or None, got {max_chars!r}")
         self.results = results
         self.max_chars = max_chars
         self._checks: tuple[pl.DataFrame, pl.DataFrame] | None = None
@@ -430,7 +436,10 @@ class TrajectoryViewer(WidgetBase):
         """Select one simulation (e.g. the first failure of a frame) in the widgets."""
         rows = self._table.filter((pl.col("run_id") == run_id) & (pl.col("simulation_id") == simulation_id))
         if rows.height == 0:
-            raise KeyError(f"no simulation {simulation_id!r} in run {run_id!r}")
+            runs = [v for _, v in self.run.options]
+            if run_id not in runs:
+                check_choice("run_id", run_id, runs, "runs of the results")
+            raise TaukError(f"no simulation {simulation_id!r} in run {run_id!r}")
         task = rows["task_id"][0]
         if self.failures_only.value and bool(rows["_ok"][0]):
             self.failures_only.value = False
