@@ -635,7 +635,7 @@ def model_interval_batch(
     for j, k in enumerate(ks):
         estimate[:, j], n_tasks[:, j] = _unbiased(n, c, k, metric)
     kmax = np.where(n > 0, n, 0).max(1)
-    beyond = np.asarray(ks)[None, :] > kmax[:, None]
+    beyond = (np.asarray(ks)[None, :] > kmax[:, None]) & has_task[:, None]
     if beyond.any():
         warnings.warn(
             f"k above every task's trials in {int(beyond.any(1).sum())} group(s): E[p^k] is not identified there "
@@ -666,7 +666,7 @@ def model_interval_batch(
             d = np.where(np.isfinite(estimate), estimate - r["mean"], 0.0)
             d[binomial] = 0.0
             lo, hi = np.minimum(lo, np.clip(lo + d, 0.0, 1.0)), np.maximum(hi, np.clip(hi + d, 0.0, 1.0))
-        undefined = beyond | ((n_tasks == 0) & (est == "fixed"))
+        undefined = beyond | ~has_task[:, None] | ((n_tasks == 0) & (est == "fixed"))
         lo, hi = np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi)
         mlo, mhi = lo.copy(), hi.copy()
         if flo is not None:
