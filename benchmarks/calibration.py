@@ -364,6 +364,8 @@ def calibration(args) -> list[dict]:
     metrics = ("pass^k", "pass@k") if args.metric == "both" else (args.metric,)
     reps = args.reps if args.reps else (200 if args.quick else 1000)
     rows: list[dict] = []
+    for path in args.load or []:  # rows of earlier runs (e.g. the slow bootstrap methods), overridden by this run's
+        rows += json.loads(Path(path).read_text())["rows"]
     t_start = time.perf_counter()
     for metric in metrics:
         cells = cell_list(metric, args.quick, args.cells)
@@ -372,15 +374,17 @@ def calibration(args) -> list[dict]:
             r, timing = run_cell(pop, T, n, ks, reps, args.seed, methods, metric, args.resamples)
             if args.cells:
                 r = [x for x in r if re.search(args.cells, _label(x))]
-            rows += r
+            new = {(x["estimand"], x["metric"], _label(x), x["method"]) for x in r}
+            rows = [x for x in rows if (x["estimand"], x["metric"], _label(x), x["method"]) not in new] + r
             tt = ", ".join(f"{k} {v:.1f}s" for k, v in timing.items())
             print(f"[{time.perf_counter() - t_start:7.1f}s] {metric} {pop.name} T={T} n={n}: {time.perf_counter() - t0:.1f}s ({tt})", file=sys.stderr, flush=True)
     print(f"# calibration: {reps} replications a cell, seed {args.seed}, {int(LEVEL * 100)}% intervals, "
-          f"bootstrap methods with {args.resamples} resamples")
+          f"bootstrap methods with {args.resamples} resamples" + (f"; rows merged from {args.load}" if args.load else ""))
     print_rows(rows)
     summarise(rows)
-    t = time_single_group()
-    print(f"\nmodel_interval, one group (T=50, n=8, k=1…8, population + fixed): {1000 * t:.1f} ms")
+    if not args.no_timing:
+        t = time_single_group()
+        print(f"\nmodel_interval, one group (T=50, n=8, k=1…8, population + fixed, check on): {1000 * t:.1f} ms")
     if args.json:
         Path(args.json).write_text(json.dumps({"reps": reps, "seed": args.seed, "rows": rows}, indent=1))
     return rows
@@ -408,6 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--resamples", type=int, default=1999, help="bootstrap resamples of the existing methods")
     ap.add_argument("--section", default="calibration", choices=("calibration", "compare", "all"))
     ap.add_argument("--json", default=None, help="also write every row to this JSON file")
+    ap.add_argument("--load", action="append", help="merge the rows of an earlier --json file (repeatable)")
+    ap.add_argument("--no-timing", action="store_true", help="skip the single-group timing")
     return ap
 
 

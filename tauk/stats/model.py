@@ -564,6 +564,7 @@ def model_interval_batch(
     check_alpha: float = 0.05,
     check_draws: int = 400,
     fallback: str | None = "bootstrap-t",
+    fallback_mode: str = "hull",
     recentre: bool = True,
     draws: int = 2000,
     points: int = 1597,
@@ -585,6 +586,7 @@ def model_interval_batch(
     check, check_alpha, check_draws : the posterior predictive check (see the module docs) and its threshold.
     fallback : nonparametric method used where the check fails ("bootstrap-t", "bca", "percentile", "t"), or
         None to report the model interval regardless (the check is still reported).
+    fallback_mode : "hull" (default: report the union of the model and the fallback interval) or "replace".
     recentre : fixed estimand only — join the interval with its copy re-centred on the unbiased estimate.
     draws : Monte-Carlo draws for the fixed estimand. points : posterior lattice size.
     resamples, seed : for the fallback bootstrap and the Monte-Carlo draws; same seed, same numbers.
@@ -647,6 +649,8 @@ def model_interval_batch(
     failed = np.flatnonzero(~passed)
     source = np.where(binomial, "binomial", np.where(has_task, "model", "empty")).astype(object)
     flo = fhi = None
+    if fallback_mode not in ("hull", "replace"):
+        raise ValueError(f"fallback_mode must be 'hull' or 'replace', got {fallback_mode!r}")
     if fallback and failed.size:
         flo, fhi = _nonparametric(n[failed], c[failed], ks, metric, level, fallback, resamples, seed)
         source[failed] = f"fallback:{fallback}"
@@ -670,9 +674,12 @@ def model_interval_batch(
         lo, hi = np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi)
         mlo, mhi = lo.copy(), hi.copy()
         if flo is not None:
-            keep = ~np.isfinite(flo)  # the fallback is undefined (e.g. one task): keep the model interval
-            lo[failed] = np.where(keep, mlo[failed], flo)
-            hi[failed] = np.where(keep, mhi[failed], fhi)
+            if fallback_mode == "hull":  # the union: never less than either interval covers
+                lo[failed], hi[failed] = np.fmin(flo, mlo[failed]), np.fmax(fhi, mhi[failed])
+            else:  # "replace"; where the fallback is undefined (e.g. one task) the model interval stays
+                keep = ~np.isfinite(flo)
+                lo[failed] = np.where(keep, mlo[failed], flo)
+                hi[failed] = np.where(keep, mhi[failed], fhi)
         out[est] = ModelInterval(
             ks=np.asarray(ks),
             metric=metric,
