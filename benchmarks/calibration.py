@@ -316,6 +316,30 @@ def print_rows(rows, out=sys.stdout):
         )
 
 
+def print_matrix(rows, out=sys.stdout):
+    """The compact table: one line per cell, each method's coverage (%) side by side, and its width / BCa's."""
+    methods = [m for m in ALL_METHODS if any(r["method"] == m for r in rows)]
+    cells: dict[tuple, dict] = {}
+    for r in rows:
+        cells.setdefault((r["metric"], r["estimand"], r["pop"], r["T"], r["n"], r["k"]), {})[r["method"]] = r
+    cur = None
+    for key in sorted(cells, key=lambda x: (x[0], x[1], [p.name for p in POPULATIONS].index(x[2]), *x[3:])):
+        if key[:2] != cur:
+            cur = key[:2]
+            print(f"\n== {cur[0]}, {cur[1]}: coverage % (MC SE ≈ 0.7 at 95 %, 1,000 reps) [width ÷ BCa] ==", file=out)
+            print(f"{'cell':32s}" + "".join(f"{m:>17s}" for m in methods), file=out)
+        rs = cells[key]
+        wb = rs.get("bca", {}).get("width")
+        parts = []
+        for m in methods:
+            if m not in rs:
+                parts.append(f"{'—':>17s}")
+                continue
+            ratio = f"[{rs[m]['width'] / wb:4.2f}]" if wb else " " * 6
+            parts.append(f"{100 * rs[m]['coverage']:9.1f} {ratio}")
+        print(f"{key[2]} T={key[3]} n={key[4]} k={key[5]}".ljust(32) + "".join(parts), file=out)
+
+
 def summarise(rows, out=sys.stdout, worst=5):
     """Per (metric, estimand, method): cells < 94%, cells > 96% where T·n ≥ 40, worst cells, width vs BCa."""
     width_bca = {(r["estimand"], r["metric"], _label(r)): r["width"] for r in rows if r["method"] == "bca"}
@@ -367,7 +391,7 @@ def calibration(args) -> list[dict]:
     for path in args.load or []:  # rows of earlier runs (e.g. the slow bootstrap methods), overridden by this run's
         rows += json.loads(Path(path).read_text())["rows"]
     t_start = time.perf_counter()
-    for metric in metrics:
+    for metric in [] if args.report_only else metrics:
         cells = cell_list(metric, args.quick, args.cells)
         for pop, T, n, ks in cells:
             t0 = time.perf_counter()
@@ -381,6 +405,7 @@ def calibration(args) -> list[dict]:
     print(f"# calibration: {reps} replications a cell, seed {args.seed}, {int(LEVEL * 100)}% intervals, "
           f"bootstrap methods with {args.resamples} resamples" + (f"; rows merged from {args.load}" if args.load else ""))
     print_rows(rows)
+    print_matrix(rows)
     summarise(rows)
     if not args.no_timing:
         t = time_single_group()
@@ -414,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--json", default=None, help="also write every row to this JSON file")
     ap.add_argument("--load", action="append", help="merge the rows of an earlier --json file (repeatable)")
     ap.add_argument("--no-timing", action="store_true", help="skip the single-group timing")
+    ap.add_argument("--report-only", action="store_true", help="simulate nothing: print the --load rows")
     return ap
 
 
