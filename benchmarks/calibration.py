@@ -24,6 +24,10 @@ its own stream, seeded by (seed, population, T, n).
 
 Run:  python benchmarks/calibration.py [--reps 1000] [--seed 0] [--cells REGEX] [--methods m1,m2] [--quick]
       [--metric pass^k|pass@k|both] [--section calibration|compare|all] [--json out.json]
+``benchmarks/results/calibration_1000.txt`` is the full run (1,000 replications, seed 0): the bootstrap methods and
+the model ran separately (``--methods bca,percentile,t,bootstrap-t,rerun --json a.json`` and ``--methods
+model,model-raw --json b.json``, per metric) and were merged with ``--report-only --load a.json --load b.json``; on
+2 shared cores the bootstrap methods take ~45 min for pass^k, the model ~25 min.
 ``--quick``: 200 replications, T ∈ {10, 50}. ``--cells`` is a regular expression matched against the cell label,
 e.g. ``"B\\(0.7,1.5\\) T=10 n=8"``. ``--section compare`` runs ``benchmarks/calibration_compare.py``'s ``main``
 (paired comparisons, ranks, power) when that file exists.
@@ -363,7 +367,7 @@ def summarise(rows, out=sys.stdout, worst=5):
         print("      worst: " + "; ".join(f"{_label(r)} {100 * r['coverage']:.1f}%" for r in bad), file=out)
 
 
-def time_single_group(repeats: int = 5) -> float:
+def time_single_group(repeats: int = 20) -> float:
     rng = np.random.default_rng(0)
     p = rng.beta(0.7, 1.5, 50)
     n = np.full(50, 8)
