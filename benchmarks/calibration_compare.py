@@ -156,6 +156,57 @@ class PairedEvaluator:
         return out
 
 
+def trinomial_probs(pop: str, k: int, delta: float, draws: int = 2_000_000, seed: int = 4321) -> tuple[float, float]:
+    """(P(d_t = +1), P(d_t = −1)) when Û_k ∈ {0, 1} (one trial, or k = n): P(+1) = E[p_A^k (1 − p_B^k)]."""
+    pa, pb = POPULATIONS[pop][1](np.random.default_rng(seed), draws, shift_for(pop, k, delta))
+    ua, ub = pa**k, pb**k
+    return float(np.mean(ua * (1 - ub))), float(np.mean(ub * (1 - ua)))
+
+
+class ExactTable:
+    """Every candidate on every d ∈ {−1, 0, 1}^T up to order (a tasks at +1, b at −1): with tasks drawn
+    independently, (a, b) is trinomial, so rejection rates and coverages are exact sums (no Monte-Carlo error;
+    the bootstrap candidates keep their own seeded resampling, exactly as compare() runs them)."""
+
+    def __init__(self, T: int, ev: PairedEvaluator):
+        self.T = T
+        self.ev = ev
+        self.res = {}
+        for a in range(T + 1):
+            for b in range(T + 1 - a):
+                d = np.array([1.0] * a + [-1.0] * b + [0.0] * (T - a - b))
+                self.res[(a, b)] = ev._deterministic(d)
+
+    def rates(self, p_plus: float, p_minus: float) -> dict[str, dict[str, float]]:
+        T = self.T
+        delta = p_plus - p_minus
+        acc = {m: {"reject": 0.0, "cover": 0.0, "width": 0.0, "disagree": 0.0} for m in self.ev.methods}
+        logf = [math.lgamma(i + 1) for i in range(T + 1)]
+        p0 = 1.0 - p_plus - p_minus
+        for (a, b), res in self.res.items():
+            lw = logf[T] - logf[a] - logf[b] - logf[T - a - b]
+            w = math.exp(lw + (a * math.log(p_plus) if a else 0.0) + (b * math.log(p_minus) if b else 0.0)
+                         + ((T - a - b) * math.log(p0) if T - a - b else 0.0))
+            for m in self.ev.methods:
+                if m == "signflip-rand":
+                    gt, eq = res["_gt_eq"]
+                    rej = 0.0 if (a + b == 0) else min(max((ALPHA - gt) / eq, 0.0), 1.0) if eq > 0 else float(gt < ALPHA)
+                    acc[m]["reject"] += w * rej
+                    continue
+                p, lo, hi = res[m]
+                acc[m]["reject"] += w * rejects((p, lo, hi))
+                if not math.isnan(lo):
+                    acc[m]["cover"] += w * (lo - 1e-9 <= delta <= hi + 1e-9)
+                    acc[m]["width"] += w * (hi - lo)
+                    if not math.isnan(p):
+                        acc[m]["disagree"] += w * ((p < ALPHA) != (lo > 0 or hi < 0))
+        for m in self.ev.methods:
+            if m not in INTERVAL_METHODS:
+                acc[m]["cover"] = acc[m]["width"] = acc[m]["disagree"] = math.nan
+        acc["_m"] = T * (p_plus + p_minus)
+        return acc
+
+
 def rejects(r: tuple[float, float, float]) -> bool:
     """A candidate rejects by its p-value when it has one, else by its interval excluding 0."""
     p, lo, hi = r
@@ -378,16 +429,26 @@ def section_paired(args, out) -> dict:
         out(f"  {pop:9} {POPULATIONS[pop][0]}")
     hdr = " ".join(f"{m[:9]:>9}" for m in methods)
     table: dict = {}
+    exact: dict[int, ExactTable] = {}
     for delta, what in ((0.0, "type-I error (%)"), (0.1, "power (%) at δ = 0.1")):
         out(f"\n### {what}")
-        out(f"{'cell':22} {'m̄':>5} {hdr}")
+        out(f"{'cell':22} {'m̄':>5} {'MC SE':>5} {hdr}")
         for T, n, k in cells:
             for pop in pops:
                 ev = PairedEvaluator(resamples, methods)
-                res = simulate_paired(T, n, k, pop, delta, reps, _seed(args.seed, T, n, k, pop, delta), ev)
+                if k == n:  # Û_k ∈ {0, 1}: d_t ∈ {−1, 0, 1}, exact
+                    if T not in exact:
+                        exact[T] = ExactTable(T, ev)
+                    res = exact[T].rates(*trinomial_probs(pop, k, delta))
+                    se = "exact"
+                else:
+                    res = simulate_paired(T, n, k, pop, delta, reps, _seed(args.seed, T, n, k, pop, delta), ev)
+                    r0 = res["t"]["reject"] if "t" in res else 0.05
+                    se = f"{100 * math.sqrt(r0 * (1 - r0) / reps):5.2f}"
                 table[(T, n, k, pop, delta)] = res
                 m_bar = res.pop("_m")
-                out(f"T{T:<3}n{n} k{k} {pop:12} {m_bar:5.1f} " + " ".join(f"{_pct(res[m]['reject']):>9}" for m in methods))
+                out(f"T{T:<3}n{n} k{k} {pop:12} {m_bar:5.1f} {se:>5} "
+                    + " ".join(f"{_pct(res[m]['reject']):>9}" for m in methods))
         if delta:
             out("\ncoverage (%) of the true difference δ = 0.1 by each reported interval (target 95):")
             im = [m for m in methods if m in INTERVAL_METHODS]

@@ -35,7 +35,8 @@ distribution is Binomial(m, ½), so the only rejections left beyond t's (which a
 conditional size) are 3–0 splits (25 %) or 4–1 splits (37.5 %), each adding more than the missing 1–3 points.
 
 Degenerate data: every d_t = c. Then s = 0 and t is undefined; the exact sign-flip answer is used: p = 1 if c = 0,
-else 2^{1−T}, with the interval [c, c] when that p < α and [−1, 1] otherwise. T < 2: NaN interval and p.
+else 2^{1−T}, and the interval is [c, c] when 2^{1−T} < α (T ≥ 6 at α = 0.05), [−1, 1] otherwise (every δ ≠ c has
+sign-flip p = 2^{1−T}). T < 2: NaN interval and p.
 
 ``method="signflip"`` / ``"signflip-mid"`` give the exact (mid-p) sign-flip p-value with the interval obtained by
 inverting the same test under the shift model (d_t − δ symmetric about 0): {δ : p(δ) ≥ α}, exact on the lattice of
@@ -154,6 +155,28 @@ def signflip_pvalue(d: np.ndarray, *, mid: bool = True, delta: float = 0.0, **kw
         d = d[d != 0]
         if d.size == 0:
             return 1.0
+        L = _lattice(d)
+        if L is not None:
+            q = np.abs(np.rint(d * L).astype(np.int64))
+            Q = int(q.sum())
+            if 2 * Q + 1 <= EXACT_CELLS:
+                # δ = 0 needs only Σ s_t q_t: a 1-d convolution over the distinct |q|
+                dist = np.zeros(2 * Q + 1)
+                dist[Q] = 1.0
+                for v, m in zip(*np.unique(q, return_counts=True)):
+                    v, m = int(v), int(m)
+                    pmf = stats.binom.pmf(np.arange(m + 1), m, 0.5)
+                    new = np.zeros_like(dist)
+                    for b in range(m + 1):
+                        sh = v * (2 * b - m)
+                        src = dist[max(0, -sh) : dist.size - max(0, sh)]
+                        new[max(0, sh) : max(0, sh) + src.size] += pmf[b] * src
+                    dist = new
+                stat = np.abs(np.arange(-Q, Q + 1))
+                obs = abs(int(np.rint(d * L).astype(np.int64).sum()))
+                gt = float(dist[stat > obs].sum())
+                eq = float(dist[stat == obs].sum())
+                return min(1.0, gt + (0.5 * eq if mid else eq))
     return _p_at(signflip_null(d, **kw), delta, mid)
 
 
@@ -192,7 +215,8 @@ def _t_columns(D: np.ndarray, alpha: float) -> tuple[np.ndarray, ...]:
     """Paired t on every column of D (T × P): mean, lower, upper, two-sided p (T − 1 df).
 
     Degenerate columns (every task the same difference c, so the SE is 0) fall back on the exact sign-flip test:
-    p = 1 when c = 0, else 2^{1−T}, with the interval [c, c] when that p is below α and [−1, 1] otherwise.
+    p = 1 when c = 0, else 2^{1−T}; every δ ≠ c has p(δ) = 2^{1−T}, so the interval is [c, c] when 2^{1−T} < α
+    and [−1, 1] otherwise.
     """
     T = D.shape[0]
     mean = D.mean(axis=0)
@@ -206,7 +230,7 @@ def _t_columns(D: np.ndarray, alpha: float) -> tuple[np.ndarray, ...]:
     const = np.all(D[:1] == D, axis=0) if T else np.zeros(D.shape[1], bool)
     if np.any(const):
         p_const = np.where(mean == 0, 1.0, 2.0 ** (1 - T))
-        tight = p_const < alpha
+        tight = alpha > 2.0 ** (1 - T)  # every δ ≠ c has sign-flip p = 2^{1−T}
         p = np.where(const, p_const, p)
         lo = np.where(const, np.where(tight, mean, -1.0), lo)
         hi = np.where(const, np.where(tight, mean, 1.0), hi)
