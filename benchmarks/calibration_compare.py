@@ -343,11 +343,15 @@ def true_var_d(n: int, shift: float, draws: int = 2_000_000, seed: int = 99) -> 
     return float(np.var(rng.binomial(n, pa) / n - rng.binomial(n, pb) / n))
 
 
-def _one_comparison(rng, T: int, n: int, shift: float) -> bool:
+def _one_comparison(rng, T: int, n: int, shift: float, old_p: bool = False) -> bool:
+    """One benchmark of T tasks under the alternative: does the reported p reject? ``old_p``: compare()'s old
+    headline p_perm (the exact sign-flip p, which its Monte Carlo estimates beyond 20 nonzero d_t)."""
+    from tauk.stats.paired import paired_test, signflip_pvalue
+
     pa, pb = POPULATIONS[PLAN_POP][1](rng, T, shift)
     d = rng.binomial(n, pa) / n - rng.binomial(n, pb) / n
-    from tauk.stats.paired import paired_test
-
+    if old_p:
+        return signflip_pvalue(d, mid=False) < ALPHA
     return paired_test(d).p_value < ALPHA
 
 
@@ -366,6 +370,10 @@ def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[
     for name, T in oracle.items():
         hits = sum(_one_comparison(rng, T, n, shift) for _ in range(reps))
         rows.append((name, T, hits / reps, math.sqrt(hits / reps * (1 - hits / reps) / reps)))
+    T = oracle["z formula, true Var(d_t) (old tasks_needed)"]
+    hits = sum(_one_comparison(rng, T, n, shift, old_p=True) for _ in range(reps))
+    rows.append(("z formula, true Var(d_t), tested by the old p_perm", T, hits / reps,
+                 math.sqrt(hits / reps * (1 - hits / reps) / reps)))
     plans: dict[str, list] = {k: [] for k in (
         "old power(), single-agent pilot", "new, single-agent pilot" + ("" if n > 1 else " (icc not given: bound)"),
         "old power(), paired pilot", "new, paired pilot")}
@@ -418,6 +426,9 @@ def section_paired(args, out) -> dict:
     methods = QUICK_METHODS if args.quick else PAIRED_METHODS
     pops = QUICK_POPS if args.quick else tuple(POPULATIONS)
     cells = QUICK_CELLS if args.quick else CELLS + SMALL_CELLS
+    if args.cells:
+        cells = tuple(tuple(int(x) for x in c.split(":")) for c in args.cells.split(","))
+    deltas = tuple(float(x) for x in args.deltas.split(","))
     resamples = 999 if args.quick else args.resamples
     reps = args.reps
     se0 = math.sqrt(ALPHA * (1 - ALPHA) / reps)
@@ -429,8 +440,11 @@ def section_paired(args, out) -> dict:
         out(f"  {pop:9} {POPULATIONS[pop][0]}")
     hdr = " ".join(f"{m[:9]:>9}" for m in methods)
     table: dict = {}
+    mbar: dict = {}
     exact: dict[int, ExactTable] = {}
     for delta, what in ((0.0, "type-I error (%)"), (0.1, "power (%) at δ = 0.1")):
+        if delta not in deltas:
+            continue
         out(f"\n### {what}")
         out(f"{'cell':22} {'m̄':>5} {'MC SE':>5} {hdr}")
         for T, n, k in cells:
@@ -446,7 +460,7 @@ def section_paired(args, out) -> dict:
                     r0 = res["t"]["reject"] if "t" in res else 0.05
                     se = f"{100 * math.sqrt(r0 * (1 - r0) / reps):5.2f}"
                 table[(T, n, k, pop, delta)] = res
-                m_bar = res.pop("_m")
+                m_bar = mbar[(T, n, k, pop, delta)] = res.pop("_m")
                 out(f"T{T:<3}n{n} k{k} {pop:12} {m_bar:5.1f} {se:>5} "
                     + " ".join(f"{_pct(res[m]['reject']):>9}" for m in methods))
         if delta:
@@ -458,18 +472,19 @@ def section_paired(args, out) -> dict:
                     r = table[(T, n, k, pop, delta)]
                     out(f"T{T:<3}n{n} k{k} {pop:18} " + " ".join(f"{_pct(r[m]['cover']):>12}" for m in im))
     out("\n### summary over the cells with T ≥ 20 (type-I range; power minus the paired t's, in points)")
-    out(f"{'method':15} {'type-I min':>10} {'max':>6} {'cells in 4–6 %':>15} {'power − t: min':>15} {'max':>6}"
+    out("rows 'm̄ ≥ 5': only the cells where at least 5 tasks per benchmark are expected to have d_t ≠ 0")
+    out(f"{'method':15} {'cells':>6} {'type-I min':>10} {'max':>6} {'in 4–6 %':>9} {'power − t: min':>15} {'max':>6}"
         f" {'p/CI disagree':>14}")
-    big = [key for key in table if key[0] >= 20]
-    nul = [key for key in big if key[4] == 0.0]
-    for m in methods:
-        rates = [table[key][m]["reject"] for key in nul]
-        inside = sum(0.04 <= r <= 0.06 for r in rates)
-        dp = [table[key][m]["reject"] - table[key]["t"]["reject"] for key in big if key[4] > 0] if "t" in methods else []
-        dis = [table[key][m]["disagree"] for key in big]
-        dis = [x for x in dis if not math.isnan(x)]
-        out(f"{m:15} {_pct(min(rates)):>10} {_pct(max(rates)):>6} {inside:>8} of {len(rates):<4} "
-            f"{_pct(min(dp)) if dp else '':>15} {_pct(max(dp)) if dp else '':>6} {_pct(max(dis)) if dis else '    -':>14}")
+    for label, keep in (("all", lambda key: True), ("m̄ ≥ 5", lambda key: mbar.get(key[:4] + (0.0,), 99) >= 5)):
+        big = [key for key in table if key[0] >= 20 and keep(key)]
+        nul = [key for key in big if key[4] == 0.0]
+        for m in methods:
+            rates = [table[key][m]["reject"] for key in nul] or [math.nan]
+            inside = sum(0.04 <= r <= 0.06 for r in rates)
+            dp = [table[key][m]["reject"] - table[key]["t"]["reject"] for key in big if key[4] > 0] if "t" in methods else []
+            dis = [x for x in (table[key][m]["disagree"] for key in big) if not math.isnan(x)]
+            out(f"{m:15} {label:>6} {_pct(min(rates)):>10} {_pct(max(rates)):>6} {inside:>3} of {len(rates):<3} "
+                f"{_pct(min(dp)) if dp else '':>15} {_pct(max(dp)) if dp else '':>6} {_pct(max(dis)) if dis else '    -':>14}")
     return table
 
 
@@ -525,6 +540,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] | None = 
     ap.add_argument("--quick", action="store_true", help="a few cells, 2 populations, 999 resamples")
     ap.add_argument("--resamples", type=int, default=9999, help="bootstrap resamples (as compare() uses)")
     ap.add_argument("--sections", default="paired,ranks,power", help="comma-separated: paired, ranks, power")
+    ap.add_argument("--deltas", default="0,0.1", help="paired section: null and/or alternative (default both)")
+    ap.add_argument("--cells", default=None, help="paired section: T:n:k,… (default: all, with T = 10 for reference)")
     args = ap.parse_args(list(argv) if argv is not None else None)
     if args.reps is None:
         args.reps = 300 if args.quick else 2000

@@ -8,7 +8,22 @@ Default: the paired t test, T − 1 degrees of freedom
 ------------------------------------------------------
     t = d̄ / (s/√T),  p = 2·P(t_{T−1} > |t|),  interval d̄ ± t_{T−1, 1−α/2}·s/√T (clipped to [−1, 1]),
 
-s the sample SD of d_t. Chosen from ``benchmarks/calibration_compare.py`` (MEASURED_PLACEHOLDER).
+s the sample SD of d_t. Chosen from ``benchmarks/calibration_compare.py``: 30 cells with T ∈ {20, 50},
+(n, k) ∈ {(1, 1), (4, 1), (4, 4)} and five task populations (shared difficulty Beta(0.63, 0.88) fitted to τ-bench's
+gpt-4o airline run, Beta(1, 1), U-shaped Beta(0.3, 0.3), logit-normal "easy", and agents that disagree task by
+task). Type-I error at α = 0.05 (exact where d_t ∈ {−1, 0, 1}, else 2,000 simulated benchmarks, SE 0.5):
+
+=====================================  ============  ===============  ==========================
+reported by                            type-I range  cells in 4–6 %   power at δ = 0.1 vs t
+=====================================  ============  ===============  ==========================
+**paired t (default)**                 2.2–5.4 %     28 / 30          —
+paired bootstrap BCa (today's CI)      4.4–9.7 %     16 / 30          POWER_BCA (over-rejects)
+percentile / bootstrap-t               2.2–6.6 / 4.2–10.1 %  25 / 14  POWER_PCTBT
+sign-flip, exact (today's p_perm)      0.1–3.8 %     0 / 30           POWER_SF
+sign-flip, mid-p                       0.5–5.3 %     17 / 30          POWER_MID
+sign-flip, randomised                  4.1–5.6 %     30 / 30          POWER_RAND
+score z (McNemar χ²), Wilcoxon         2.2–5.3 %     27 / 30          POWER_SCORE
+=====================================  ============  ===============  ==========================
 
 Why not the others
 ------------------

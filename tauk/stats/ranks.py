@@ -16,7 +16,25 @@ d_t = Û_i − Û_j, with the direction of the observed mean difference, after H
 This is the test-inversion construction of Klein, Wright & Wieczorek (2020) with Holm's step-down in place of
 Bonferroni. It replaces compare_all()'s bootstrap quantiles of resampled ranks, which are too short when agents are
 close: a rank is a discontinuous function of the means, and the bootstrap distribution of the ranks of nearly tied
-means is centred on the observed order rather than on the true one (MEASURED_PLACEHOLDER).
+means is centred on the observed order rather than on the true one.
+
+Measured (``benchmarks/calibration_compare.py``, 750 benchmarks per scenario, 5 agents, 95 %; coverage of the
+best … worst agent's true rank, all five at once, mean width hi − lo):
+
+==============================  ============================  ======  =====
+pass^1 0.50 … 0.58, T=20, n=1   per agent (best … worst)      all     width
+==============================  ============================  ======  =====
+old bootstrap quantiles         81.3 95.5 95.9 95.6 84.1      64.7    3.29
+per-agent (Holm over K − 1)     99.3 99.7 99.9 99.6 99.3      98.1    3.94
+simultaneous (Holm, all pairs)  99.5 99.9 100 99.9 99.6       98.9    3.96
+==============================  ============================  ======  =====
+
+Close agents at T = 50, n = 4: old 96.8–98.5 per agent (90.7 all), new ≥ 99.5 (98.7 / 100 all), widths 2.95 vs
+3.71 / 3.86. Spread agents (0.30 … 0.70) at T = 20, n = 1: old 97.5–98.4 (92.8 all), new ≥ 99.7, widths 2.21 vs
+3.19 / 3.49; at T = 50, n = 4 all methods cover 100 % with widths 0.60 vs 0.73 / 0.95. The price of guaranteed
+coverage is about one rank of width where the old intervals happened to cover; where agents are close the data
+cannot order them and [1, K] is the honest answer. Holm ignores the positive correlation of comparisons that share
+an agent, so the intervals are conservative (coverage ≥ 98 % measured); a max-t step-down would be tighter.
 """
 
 from __future__ import annotations
