@@ -67,6 +67,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from tauk.errors import TaukError
+
 __all__ = ["METHODS", "PairedTest", "SignFlipNull", "paired_test", "pairwise_pvalues", "signflip_null", "signflip_pvalue"]
 
 #: largest (2Q+1)·(2T+1) lattice the exact joint sign-flip distribution is built on (else seeded Monte Carlo)
@@ -301,10 +303,12 @@ def paired_test(
     d = np.asarray(d, dtype=np.float64).ravel()
     d = d[np.isfinite(d)]
     T = d.size
+    if not 0.0 < level < 1.0:
+        raise TaukError(f"level must lie in (0, 1), got {level!r}")
     alpha = 1.0 - level
     method = method.lower()
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise TaukError(f"method must be one of {METHODS}, got {method!r}")
     if T == 0:
         return PairedTest(math.nan, math.nan, math.nan, math.nan, method)
     est = float(d.mean())

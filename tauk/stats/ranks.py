@@ -45,6 +45,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from tauk.errors import TaukError
+
 from .paired import pairwise_pvalues
 
 __all__ = ["RankIntervals", "rank_intervals", "holm_reject"]
@@ -112,9 +114,11 @@ def rank_intervals(
     """
     U = np.asarray(U, dtype=np.float64)
     if U.ndim != 2:
-        raise ValueError("U must be a (tasks × agents) matrix")
+        raise TaukError("U must be a (tasks × agents) matrix")
     if not np.all(np.isfinite(U)):
-        raise ValueError("U has NaN entries: keep the tasks every agent ran with n_t ≥ k")
+        raise TaukError("U has NaN entries: keep the tasks every agent ran with n_t ≥ k")
+    if not 0.0 < level < 1.0:
+        raise TaukError(f"level must lie in (0, 1), got {level!r}")
     T, K = U.shape
     alpha = 1.0 - level
     mean = U.mean(axis=0)
