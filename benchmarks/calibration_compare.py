@@ -1,6 +1,21 @@
 """Calibration of paired comparisons, rank intervals and power plans at τ-bench sizes (T = 20–50 tasks, n = 1–4).
 
-DRAFT.
+Three sections, each a table printed to stdout:
+
+1. ``paired`` — type-I error and power at δ = 0.1 of every candidate test/interval for d_t = Û_k^A − Û_k^B
+   (paired t, the paired task bootstrap BCa / percentile / bootstrap-t exactly as compare() runs it, exact, mid-p and
+   randomised sign-flip (= exact / mid-p McNemar with one trial per task, = the permutation-t), score z, Wilcoxon),
+   with the coverage of δ by each interval, in cells T ∈ {20, 50} × (n, k) ∈ {(1,1), (4,1), (4,4)} (and T = 10 for
+   reference) over five task populations. Where d_t ∈ {−1, 0, 1} (n = 1 or k = n) the rates are exact trinomial sums;
+   elsewhere Monte Carlo with ``--reps`` benchmarks per cell.
+2. ``ranks`` — coverage of each agent's true rank, and of all at once, by compare_all()'s bootstrap rank intervals and
+   by :func:`tauk.stats.ranks.rank_intervals` (per-agent and simultaneous), 5 agents close together or spread out.
+3. ``power`` — delivered power of "tasks needed" for δ = 0.1 at 80 %: the old normal formula and old power() against
+   the noncentral-t plan with the new pilot variance models, pilots of n = 1 and n = 4 trials.
+
+Run: ``python benchmarks/calibration_compare.py [--reps 2000] [--seed S] [--quick] [--sections paired,ranks,power]``.
+Deterministic for a seed. ``main(argv)`` is what ``benchmarks/calibration.py`` calls as a section (``--quick``: a
+few cells, two populations, 999 bootstrap resamples, a couple of minutes).
 """
 
 from __future__ import annotations

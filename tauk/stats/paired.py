@@ -17,13 +17,19 @@ task). Type-I error at α = 0.05 (exact where d_t ∈ {−1, 0, 1}, else 2,000 s
 reported by                            type-I range  cells in 4–6 %   power at δ = 0.1 vs t
 =====================================  ============  ===============  ==========================
 **paired t (default)**                 2.2–5.4 %     28 / 30          —
-paired bootstrap BCa (today's CI)      4.4–9.7 %     16 / 30          POWER_BCA (over-rejects)
-percentile / bootstrap-t               2.2–6.6 / 4.2–10.1 %  25 / 14  POWER_PCTBT
-sign-flip, exact (today's p_perm)      0.1–3.8 %     0 / 30           POWER_SF
-sign-flip, mid-p                       0.5–5.3 %     17 / 30          POWER_MID
-sign-flip, randomised                  4.1–5.6 %     30 / 30          POWER_RAND
-score z (McNemar χ²), Wilcoxon         2.2–5.3 %     27 / 30          POWER_SCORE
+paired bootstrap BCa (today's CI)      4.4–9.7 %     16 / 30          −2.2…+13.3 (over-rejects)
+paired bootstrap percentile            2.2–6.6 %     25 / 30          −2.6…+7.1
+paired bootstrap-t                     4.2–10.1 %    14 / 30          −3.1…+13.2
+sign-flip, exact (today's p_perm)      0.1–3.8 %     0 / 30           −13.3…−3.0
+sign-flip, mid-p                       0.5–5.3 %     17 / 30          −8.6…0
+sign-flip, randomised                  4.1–5.6 %     30 / 30          −1.3…+1.2
+score z (McNemar χ²), Wilcoxon         2.2–5.3 %     27 / 30          −2.3…0
 =====================================  ============  ===============  ==========================
+
+(power: points above or below the t's, 1,000 benchmarks per simulated cell.) The t's two misses are the sparsest
+cells, T = 20 with k = n = 4 (2.7 % and 2.2 %, about 2.5–3 tasks per benchmark with d_t ≠ 0); in the 25 cells with
+at least 5 such tasks on average it is 4.0–5.4 %. Its interval covers a true δ = 0.1 in 93.0–95.8 % of benchmarks
+(the bootstrap intervals 88.1–95.7 %). At T = 10 (below the target range) it is 1.1–5.2 %.
 
 Why not the others
 ------------------
@@ -36,18 +42,22 @@ Why not the others
   counted by half) recovers size where m is moderate but stays conservative, and loses power to t, where m is small.
   A randomised sign-flip test has exact size, but its p-value depends on a coin as well as on the data (and has no
   more power than t here).
-* The paired task bootstrap (BCa, percentile, bootstrap-t) is too liberal at T = 20: the bootstrap distribution of
-  a mean of a few ±1 is too narrow (it uses (T−1)/T·s² and normal, not t, quantiles), and BCa's bias and
-  acceleration corrections, estimated from a handful of nonzero d_t, make it worse.
+* The paired task bootstrap is too liberal at T = 20: the bootstrap distribution of a mean is too narrow (variance
+  (T−1)/T·s²/T, and normal-like rather than t quantiles); BCa's bias and acceleration corrections, estimated from a
+  handful of nonzero d_t, make it worse, and bootstrap-t's studentised replicates are unstable when many replicates
+  have se* = 0. Its extra "power" is over-rejection.
 * Wilcoxon and the score (McNemar χ²) test behave like t on these data with at most equal power and give no
   interval for the mean difference.
 
 Limits
 ------
-No non-randomised test of d reaches 4 % in the sparse cells, where fewer than about five tasks are expected to have
-d_t ≠ 0 (k = n = 4 at T = 20, or a U-shaped task population with n = 1): with m nonzero d_t the sign-flip
-distribution is Binomial(m, ½), so the only rejections left beyond t's (which already rejects a 4–0 split, 12.5 %
-conditional size) are 3–0 splits (25 %) or 4–1 splits (37.5 %), each adding more than the missing 1–3 points.
+The two cells below 4 % (T = 20, k = n = 4, τ-bench-fit and U-shaped populations: 2.7 % and 2.2 %) have about
+2.5–3 tasks with d_t ≠ 0 per benchmark. There d_t ∈ {−1, 0, 1} and, given the m nonzero tasks, the wins are
+Binomial(m, ½) under the null, so a test can only add whole splits to its rejections. t already rejects 4–0 (and
+larger) sweeps (conditional size 12.5 %); the next strongest evidence, a 3–0 sweep (25 %), would add 6.0 and 5.7
+points (to 8.7 % and 7.9 %). Only a rule that rejects a 4–1 split (sign-test p = 0.375) while accepting 3–0
+(p = 0.25) would land in 4–6 % here. No sensible non-randomised test reaches 4 % in these cells; the randomised
+sign-flip does only because its p depends on a coin.
 
 Degenerate data: every d_t = c. Then s = 0 and t is undefined; the exact sign-flip answer is used: p = 1 if c = 0,
 else 2^{1−T}, and the interval is [c, c] when 2^{1−T} < α (T ≥ 6 at α = 0.05), [−1, 1] otherwise (every δ ≠ c has
