@@ -253,6 +253,8 @@ def test_rank_intervals_edge_cases():
     same = np.tile(np.random.default_rng(1).binomial(1, 0.5, (30, 1)).astype(float), (1, 4))
     r = rank_intervals(same, simultaneous=True)
     assert r.lo.tolist() == [1] * 4 and r.hi.tolist() == [4] * 4
+    one = rank_intervals(np.array([[1.0, 0.0, 0.5]]))  # a single task tells nobody apart
+    assert one.lo.tolist() == [1, 1, 1] and one.hi.tolist() == [3, 3, 3]
     with pytest.raises(ValueError):
         rank_intervals(np.full((5, 2), np.nan))
 

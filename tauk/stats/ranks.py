@@ -124,7 +124,7 @@ def rank_intervals(
     mean = U.mean(axis=0)
     rank = stats.rankdata(-mean, method="average")
     pairs = list(itertools.combinations(range(K), 2))
-    if not pairs:
+    if not pairs or T < 2:  # nothing can be told apart
         return RankIntervals(rank, np.ones(K, dtype=np.int64), np.full(K, K, dtype=np.int64))
     p, diff = pairwise_pvalues(U, pairs, method=method)
     better = np.zeros(K, dtype=np.int64)  # agents significantly better than i
