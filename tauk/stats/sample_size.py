@@ -1,0 +1,271 @@
+"""How many tasks a paired comparison needs, for the test compare() reports (SPEC §4).
+
+Power of the reported test
+--------------------------
+The comparison's p-value is the paired t test (:mod:`tauk.stats.paired`), so the power at T tasks is that of a
+two-sided t test with T − 1 df, from the noncentral t:
+
+    power(T) = P(|t'_{T−1}(λ)| > t_{T−1, 1−α/2}),   λ = δ·√T / σ_d,   σ_d² = Var(d_t),
+
+and ``tasks_needed`` is the smallest T with power(T) ≥ 1 − β. The normal formula T = (z_{1−α/2} + z_{1−β})²·σ_d²/δ²
+that power() uses today is about 2 tasks short at T ≈ 60 and that test is what matters most: power() planned for
+a z/t test while compare() reported the conservative sign-flip p, which delivered 74.6 % instead of 80 %.
+
+Measured (``benchmarks/calibration_compare.py``; shared-difficulty population Beta(0.63, 0.88) fitted to τ-bench's
+gpt-4o airline run, δ = 0.1 by a logit shift, 80 % power, planned at the pilot's n; 3,000 pilot + benchmark draws
+per row, SE 0.7 points; delivered = share of benchmarks of the planned size whose paired-t p is < 0.05):
+
+==============================================  ===========  ===========  ===========  ===========
+plan                                            n=1: tasks   delivered    n=4: tasks   delivered
+==============================================  ===========  ===========  ===========  ===========
+noncentral t, true Var(d_t)                     236          80.7 %       63           80.3 %
+new, 50-task single-agent pilot                 385 (bound)  93.9 %       60           79.0 %
+new, single-agent pilot, icc = 0.40 given       232          78.5 %       —            —
+new, 50-task paired pilot                       235          78.3 %       66           83.6 %
+old power(), single-agent pilot                 391          94.9 %       210          99.9 %
+old power(), paired pilot                       233          77.7 %       64           81.7 %
+==============================================  ===========  ===========  ===========  ===========
+
+(medians of the planned tasks). The old pairing of the normal formula with the old headline p (the exact sign-flip
+p_perm) delivered 76.6 % (n = 4, 61 tasks) and 77.0 % (n = 1, 234 tasks) here, ± 0.9. With the true variance the plan delivers its power; from a 50-task pilot it
+delivers 1–2 points less (the pilot's variance estimate is noisy and power is concave in it), and a paired pilot
+whose agents barely disagree over-plans slightly (σ²_between is clipped at 0).
+
+Var(d_t) from pilot data (pass^1, m trials per task and agent)
+----------------------------------------------------------------
+    Var(d_t) = σ²_between + w / m,   σ²_between = Var_t(p_A,t − p_B,t),   w = E_t[p_A(1 − p_A) + p_B(1 − p_B)].
+
+* **Paired pilot** (both agents, n ≥ 2 trials): w from the unbiased per-task c(n − c)/(n(n − 1)) of each agent,
+  σ²_between = Var(d̂_t) − mean_t(trial noise), clipped at 0. With n = 1, Var(d_t) at one trial is identified
+  (the sample variance of d_t) but not its split: planning at m = 1 uses it as is; for m > 1 the within part is
+  (1 − icc)·(p̄_A(1 − p̄_A) + p̄_B(1 − p̄_B)) with a given ``icc``, else 0 (conservative: more trials do not help).
+* **Single-agent pilot**: the future agents are assumed to share task difficulty — p_A,t − p_B,t is the same on
+  every task up to a task-by-agent *disagreement* variance that the caller states (``disagreement``, default 0) —
+  and to have the pilot agent's trial noise: w = 2·E[p(1 − p)]. The old rule (twice the pilot's Var(p̂_t), i.e.
+  two *independent* agents) counts the between-task spread of difficulty, 2·Var_t(p), which pairing removes; it
+  is ``disagreement = 2·var_p`` here (``var_p`` is reported). With n ≥ 2, E[p(1 − p)] is estimated unbiasedly.
+  With n = 1 it is **not identifiable**: one Bernoulli per task gives p̄(1 − p̄) = E[p(1 − p)] + Var_t(p) and
+  nothing separates the two terms; the default is the upper bound E[p(1 − p)] ≤ p̄(1 − p̄) (icc = 0, a
+  conservative plan), or (1 − icc)·p̄(1 − p̄) for a stated icc = Var_t(p)/(p̄(1 − p̄)) (0.40 on τ-bench's gpt-4o
+  airline run, 50 tasks × 4 trials).
+
+For pass^k with k > 1 give Var(d_t) directly (e.g. the sample variance of a paired pilot's d_t at the planned n).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from tauk.errors import TaukError
+
+__all__ = [
+    "VarianceModel",
+    "plan",
+    "power_t",
+    "tasks_needed",
+    "variance_from_paired_pilot",
+    "variance_from_pilot",
+]
+
+
+def power_t(T: int | Sequence[int] | np.ndarray, delta: float, var_d: float, *, alpha: float = 0.05):
+    """Power of the two-sided paired t test (T − 1 df) against a mean difference δ when Var(d_t) = var_d.
+
+    power = P(t'_{T−1}(λ) > q) + P(t'_{T−1}(λ) < −q), q = t_{T−1, 1−α/2}, λ = |δ|·√(T / var_d) (noncentral t).
+    NaN for T < 2. A float for scalar T, else an array.
+
+    Examples
+    --------
+    >>> from tauk.stats.sample_size import power_t
+    >>> round(power_t(63, 0.1, 0.0770), 3)
+    0.804
+    """
+    Ta = np.asarray(T, dtype=np.float64)
+    df = np.maximum(Ta - 1.0, 1.0)
+    if var_d < 0:
+        raise TaukError("var_d must be ≥ 0")
+    if var_d == 0:
+        pw = np.where(Ta >= 2, 1.0, np.nan)
+    else:
+        ncp = abs(delta) * np.sqrt(Ta / var_d)
+        q = stats.t.ppf(1.0 - alpha / 2.0, df)
+        pw = np.where(Ta >= 2, stats.nct.sf(q, df, ncp) + stats.nct.cdf(-q, df, ncp), np.nan)
+    return float(pw) if pw.ndim == 0 else pw
+
+
+def tasks_needed(delta: float, var_d: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Smallest T ≥ 2 with :func:`power_t` (T) ≥ ``power``: tasks needed for the paired t test compare() reports.
+
+    Examples
+    --------
+    >>> from tauk.stats.sample_size import tasks_needed
+    >>> tasks_needed(0.1, 0.0770)  # the normal formula gives 61
+    63
+    """
+    if delta == 0:
+        raise TaukError("delta must be nonzero")
+    if not (0 < alpha < 1 and 0 < power < 1):
+        raise TaukError("alpha and power must lie in (0, 1)")
+    if var_d < 0:
+        raise TaukError("var_d must be ≥ 0")
+    if var_d == 0:
+        return 2
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    T = max(2, int(math.floor(z * z * var_d / (delta * delta))))  # the normal answer is never too large
+    while power_t(T, delta, var_d, alpha=alpha) < power:
+        T += 1
+    return T
+
+
+class VarianceModel(NamedTuple):
+    """Var(d_t) with m trials per task and agent = ``between`` + ``within`` / m (pass^1).
+
+    ``identified``: both parts estimated from the pilot (False when an assumption or a bound fills a gap, stated in
+    ``note``); ``var_p``: the pilot's between-task variance of p (per agent), for reference.
+    """
+
+    between: float
+    within: float
+    source: str
+    identified: bool
+    note: str
+    var_p: float | None = None
+
+    def var_d(self, trials: float) -> float:
+        return self.between + self.within / trials
+
+
+def _split_counts(n, c):
+    n = np.asarray(n, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    if n.shape != c.shape or n.ndim != 1:
+        raise TaukError("n and c must be 1-d arrays of the same length")
+    if n.size < 2:
+        raise TaukError("the pilot needs at least 2 tasks")
+    if np.any(n < 1) or np.any(c < 0) or np.any(c > n):
+        raise TaukError("need 1 ≤ n_t and 0 ≤ c_t ≤ n_t")
+    return n, c
+
+
+def _pq(n: np.ndarray, c: np.ndarray) -> tuple[float | None, float | None]:
+    """(Ê[p(1−p)] over tasks with n ≥ 2, Ŝ Var_t(p)), both unbiased; (None, None) when no task has 2 trials."""
+    ok = n >= 2
+    if not ok.any():
+        return None, None
+    nn, cc = n[ok].astype(np.float64), c[ok].astype(np.float64)
+    w_t = cc * (nn - cc) / (nn * (nn - 1))
+    ph = cc / nn
+    var_p = float(np.var(ph, ddof=1) - np.mean(w_t / nn)) if ok.sum() > 1 else None
+    return float(np.mean(w_t)), (None if var_p is None else max(var_p, 0.0))
+
+
+def variance_from_pilot(n, c, *, disagreement: float = 0.0, icc: float | None = None) -> VarianceModel:
+    """Var(d_t) model for comparing two future agents like the pilot agent (shared task difficulty).
+
+    between = ``disagreement`` (σ² of p_A,t − p_B,t across tasks, stated by the caller; 0 = the agents differ by the
+    same amount on every task), within = 2·Ê[p(1 − p)]: from tasks with n_t ≥ 2, the unbiased mean of
+    c_t(n_t − c_t)/(n_t(n_t − 1)); with one trial per task, the bound p̄(1 − p̄), or (1 − icc)·p̄(1 − p̄) for a given
+    ``icc``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tauk.stats.sample_size import tasks_needed, variance_from_pilot
+    >>> c = np.array([0] * 14 + [1] * 12 + [2] * 10 + [3] * 4 + [4] * 10)  # τ-bench gpt-4o airline, 50 × 4
+    >>> m = variance_from_pilot(np.full(50, 4), c)
+    >>> round(m.within, 4), round(m.var_p, 4)
+    (0.2933, 0.0997)
+    >>> tasks_needed(0.1, m.var_d(4))  # old power() on the same pilot: 215
+    60
+    """
+    n, c = _split_counts(n, c)
+    if disagreement < 0:
+        raise TaukError("disagreement must be ≥ 0")
+    if icc is not None and not 0 <= icc < 1:
+        raise TaukError("icc must lie in [0, 1)")
+    w, var_p = _pq(n, c)
+    if w is not None:
+        return VarianceModel(float(disagreement), 2.0 * w, "single-agent pilot", True,
+                             "E[p(1−p)] estimated without bias (tasks with ≥ 2 trials); shared task difficulty, "
+                             f"disagreement = {disagreement:g} assumed", var_p)
+    p = float(c.sum() / n.sum())
+    if icc is None:
+        return VarianceModel(float(disagreement), 2.0 * p * (1 - p), "single-agent pilot, 1 trial/task", False,
+                             "E[p(1−p)] is not identifiable from one trial per task: upper bound p̄(1−p̄) "
+                             "(conservative); give icc to use (1 − icc)·p̄(1−p̄)", None)
+    return VarianceModel(float(disagreement), 2.0 * p * (1 - p) * (1 - icc), "single-agent pilot, 1 trial/task",
+                         False, f"E[p(1−p)] = (1 − icc)·p̄(1−p̄) with the stated icc = {icc:g}", icc * p * (1 - p))
+
+
+def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) -> VarianceModel:
+    """Var(d_t) model from a pilot of both agents on the same tasks (pass^1).
+
+    With ≥ 2 trials per task: within = mean_t(ŵ_A,t + ŵ_B,t), ŵ = c(n − c)/(n(n − 1)); between =
+    Var(d̂_t) − mean_t(ŵ_A,t/n_A,t + ŵ_B,t/n_B,t), clipped at 0, d̂_t = c_A/n_A − c_B/n_B. With one trial per task
+    Var(d̂_t) (= the variance at m = 1) is identified, its split is not: within = (1 − icc)·(p̄_A q̄_A + p̄_B q̄_B)
+    for a stated icc, else 0 (the plan then assumes more trials per task do not help).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tauk.stats.sample_size import variance_from_paired_pilot
+    >>> ca, cb = np.array([4, 3, 0, 2, 4, 1]), np.array([3, 3, 0, 1, 2, 0])
+    >>> m = variance_from_paired_pilot(np.full(6, 4), ca, np.full(6, 4), cb)
+    >>> round(m.between, 4), round(m.within, 4), round(m.var_d(4), 4)
+    (0.0, 0.3194, 0.0799)
+    """
+    n_a, c_a = _split_counts(n_a, c_a)
+    n_b, c_b = _split_counts(n_b, c_b)
+    if n_a.size != n_b.size:
+        raise TaukError("the two agents' arrays must be aligned on the same tasks")
+    d = c_a / n_a - c_b / n_b
+    v = float(np.var(d, ddof=1))
+    if np.all(n_a >= 2) and np.all(n_b >= 2):
+        wa = c_a * (n_a - c_a) / (n_a * (n_a - 1.0))
+        wb = c_b * (n_b - c_b) / (n_b * (n_b - 1.0))
+        noise = float(np.mean(wa / n_a + wb / n_b))
+        return VarianceModel(max(v - noise, 0.0), float(np.mean(wa + wb)), "paired pilot", True,
+                             "between = Var(d̂_t) − trial noise (clipped at 0)")
+    if icc is not None and not 0 <= icc < 1:
+        raise TaukError("icc must lie in [0, 1)")
+    pa, pb = float(np.mean(c_a / n_a)), float(np.mean(c_b / n_b))
+    w = 0.0 if icc is None else min((1 - icc) * (pa * (1 - pa) + pb * (1 - pb)), v)
+    note = ("Var(d_t) at 1 trial/task identified; its between/within split is not: "
+            + ("within = 0 assumed (conservative for > 1 trial)" if icc is None else f"icc = {icc:g} assumed"))
+    return VarianceModel(v - w, w, "paired pilot, 1 trial/task", False, note)
+
+
+def plan(
+    delta: float,
+    model: VarianceModel | float,
+    *,
+    trials: Sequence[int] = (1, 2, 4, 8),
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> list[dict]:
+    """Tasks needed at each number of trials per task (rows for a table).
+
+    ``model``: a :class:`VarianceModel` (Var(d_t) = between + within/m at m trials) or a fixed Var(d_t). Each row:
+    trials_per_task, var_d, tasks_needed, trials_needed (per agent = m·T) and power (of the t test at that T).
+
+    Examples
+    --------
+    >>> from tauk.stats.sample_size import VarianceModel, plan
+    >>> rows = plan(0.1, VarianceModel(0.0, 0.2933, "example", True, ""), trials=(1, 4))
+    >>> [(r["trials_per_task"], r["tasks_needed"]) for r in rows]
+    [(1, 233), (4, 60)]
+    """
+    rows = []
+    for m in trials:
+        if m < 1:
+            raise TaukError("trials per task must be ≥ 1")
+        v = model.var_d(m) if isinstance(model, VarianceModel) else float(model)
+        T = tasks_needed(delta, v, alpha=alpha, power=power)
+        rows.append({"trials_per_task": int(m), "var_d": v, "tasks_needed": T, "trials_needed": T * int(m),
+                     "power": power_t(T, delta, v, alpha=alpha)})
+    return rows
