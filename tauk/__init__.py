@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from tauk import plot, scoring, stats, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
+    from tauk.store import ingest
+    from tauk.store import open_store as open
 
 __version__ = "0.1.0"
 
@@ -36,6 +38,9 @@ _LAZY = {
     "score": ("tauk.scoring", "score"),
     "audit": ("tauk.scoring", "audit"),
     "load_leaderboard": ("tauk.io.leaderboard", "load_leaderboard"),
+    "store": ("tauk.store", None),
+    "ingest": ("tauk.store", "ingest"),
+    "open": ("tauk.store", "open_store"),
 }
 
 
@@ -68,6 +73,8 @@ __all__ = [
     "load",
     "load_leaderboard",
     "load_tasks",
+    "ingest",
+    "open",
     "plot",
     "score",
     "scoring",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -32,6 +33,7 @@ def load(
     inputs
         A file, a directory (a directory-format run, or a folder scanned recursively for results files), a glob,
         a list of any of these, or a mapping ``label -> path`` (the label becomes the run id and the agent label).
+        A store written by :func:`tauk.ingest` is opened lazily (:func:`tauk.open`).
     agent
         Overrides the agent label: one string for every run, or a mapping run_id/path -> label.
     strict
@@ -54,6 +56,12 @@ def load(
     >>> sorted(res.trials["agent"].unique())
     ['atlas-large', 'atlas-small', 'baseline']
     """
+    if isinstance(inputs, str | os.PathLike) and (Path(inputs) / "manifest.json").is_file():
+        from tauk.store import open_store  # a store written by tauk.ingest: opened lazily, same API
+
+        if agent is not None:
+            raise TaukError("agent= relabels files as they are read; a store's labels were fixed at ingest")
+        return open_store(inputs)
     loaded = read_inputs(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=3)
     return Results(loaded.runs, loaded.run_ids, loaded.agents, loaded.report, strict=loaded.strict)
 

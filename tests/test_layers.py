@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "schema": 1,
     "synth": 1,
     "results": 2,
+    "store": 2,
     "scoring": 3,
     "stats": 4,
     "plot": 5,

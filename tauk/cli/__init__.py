@@ -8,6 +8,7 @@ module imports this package.
     tauk compare PATH... --a LABEL --b LABEL [--k K] [--by domain] [--format table|json|csv|markdown]
     tauk synth OUT_DIR ... | tauk synth --sample
     tauk report PATH... --out DIR
+    tauk ingest SRC... --store DIR        (then any PATH may be the store)
     tauk export PATH... --out DIR [--frames runs,trials,...]
     tauk consistency PATH... [--by FIELDS] [--infra drop|fail] [--alpha A] [--format table|json|csv|markdown]
 """
@@ -18,13 +19,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tauk.cli import audit, compare, consistency, export, report, summary, synth
+from tauk.cli import audit, compare, consistency, export, ingest, report, summary, synth
 from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, consistency, report, export, synth)
+SUBCOMMANDS = (summary, compare, audit, consistency, report, ingest, export, synth)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):

@@ -58,6 +58,8 @@ def parse_inputs(paths: Sequence[str], labels: Sequence[str] = ()) -> Any:
             plain.append(p)
     if named and plain:
         raise TaukError(f"give every input a label, or none (unlabelled: {', '.join(plain[:3])})")
+    if not named and len(plain) == 1:
+        return plain[0]  # one PATH: a file, a folder, a glob or a store
     return named or plain
 
 

@@ -73,6 +73,35 @@ class LoadedRuns:
     strict: bool
 
 
+def find_sources(inputs: Inputs, report: LoadReport, *, _stacklevel: int = 2) -> list[tuple[str | None, Path]]:
+    """``(label, path)`` of every results source under ``inputs`` (files, directory-format runs, folders scanned
+    for results files, globs, lists, ``{label: path}``); files of a scanned folder that are not results files are
+    passed over, non-regular files skipped with a report entry."""
+    items: list[tuple[str | None, Path, bool]] = []
+    if isinstance(inputs, Mapping):
+        for label, p in inputs.items():
+            items += _expand(p, str(label), True)
+    elif isinstance(inputs, str | os.PathLike):
+        items += _expand(inputs, None, True)
+    else:
+        for p in inputs:
+            items += _expand(p, None, True)
+    kept: list[tuple[str | None, Path]] = []
+    for label, path, explicit in items:
+        if not explicit and not path.is_dir() and not is_regular(path):
+            msg = "not a regular file (a FIFO, device, socket or broken link); skipped by the folder scan"
+            report.add(str(path), None, "not_a_regular_file", msg, skipped=1)
+            warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=_stacklevel + 1)
+            continue
+        if not explicit and not path.is_dir() and not looks_like_results(path):
+            continue
+        kept.append((label, path))
+    if not kept:
+        raise LoadError(os.fspath(inputs) if isinstance(inputs, str | os.PathLike) else "<inputs>", None,
+                        "no results files found")  # fmt: skip
+    return kept
+
+
 def read_inputs(
     inputs: Inputs,
     *,
@@ -83,30 +112,7 @@ def read_inputs(
 ) -> LoadedRuns:
     """Read every results source under ``inputs`` (see :func:`tauk.load`, which wraps this into a ``Results``)."""
     report = LoadReport()
-    items: list[tuple[str | None, Path, bool]] = []
-    if isinstance(inputs, Mapping):
-        for label, p in inputs.items():
-            items += _expand(p, str(label), True)
-    elif isinstance(inputs, str | os.PathLike):
-        items += _expand(inputs, None, True)
-    else:
-        for p in inputs:
-            items += _expand(p, None, True)
-
-    # skip files of a scanned folder that are not results files (tasks, manifests, leaderboard entries)
-    kept: list[tuple[str | None, Path]] = []
-    for label, path, explicit in items:
-        if not explicit and not path.is_dir() and not is_regular(path):
-            msg = "not a regular file (a FIFO, device, socket or broken link); skipped by the folder scan"
-            report.add(str(path), None, "not_a_regular_file", msg, skipped=1)
-            warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=_stacklevel)
-            continue
-        if not explicit and not path.is_dir() and not looks_like_results(path):
-            continue
-        kept.append((label, path))
-    if not kept:
-        raise LoadError(os.fspath(inputs) if isinstance(inputs, str | os.PathLike) else "<inputs>", None,
-                        "no results files found")  # fmt: skip
+    kept = find_sources(inputs, report, _stacklevel=_stacklevel + 1)
 
     show = progress if progress is not None else len(kept) > 8
     iterator = kept

@@ -11,7 +11,7 @@ The inputs are prepared in :mod:`tauk.scoring._prepare`, the evaluation types ar
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -132,6 +132,8 @@ def score(
     """
     if evaluation not in EVALUATED:
         raise EvaluationError(f"unknown evaluation type {evaluation!r}; expected one of {', '.join(EVALUATION_TYPES)}")
+    if callable(getattr(results, "partitions", None)) and not isinstance(results, Mapping):
+        return _score_parts(results, evaluation, reward_basis, tasks)
     prep = Prepared.build(results, tasks)
     return _score_prepared(prep, evaluation, reward_basis)
 
@@ -282,3 +284,26 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     ]
     kept = prep.src.trials.select([c for c in original if c not in added])
     return kept.hstack([tr.get_column(c) for c in added])
+
+
+def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | None, tasks: Any) -> pl.DataFrame:
+    """Score a store part by part (whole simulations each: one part's messages in memory at a time)."""
+    parts = results.partitions()
+    n = results.n_partitions() if callable(getattr(results, "n_partitions", None)) else None
+    if n is not None and n > 8:
+        from tqdm.auto import tqdm
+
+        parts = tqdm(parts, total=n, desc="scoring", unit="part")
+    out, seen = [], set()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for part in parts:
+            out.append(score(part, evaluation=evaluation, reward_basis=reward_basis, tasks=tasks))
+    for w in caught:  # once each, however many parts raised it
+        if (w.category, str(w.message)) not in seen:
+            seen.add((w.category, str(w.message)))
+            warnings.warn(str(w.message), w.category, stacklevel=3)
+    if not out:
+        return score({name: results.scan(name).collect() for name in results.FRAMES}, evaluation=evaluation,
+                     reward_basis=reward_basis, tasks=tasks)  # fmt: skip
+    return pl.concat(out, how="vertical_relaxed")
