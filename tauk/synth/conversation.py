@@ -33,7 +33,8 @@ class Conversation:
         self.agent_cost = 0.0
         self.user_cost = 0.0
 
-    def _ts(self, dt_s: float) -> str:
+    def stamp(self, dt_s: float) -> str:
+        """Advance the clock by ``dt_s`` seconds and return the timestamp."""
         self.t += int(dt_s * 1e6)
         return (self.base + timedelta(microseconds=self.t)).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
@@ -57,7 +58,7 @@ class Conversation:
 
     def greeting(self) -> None:
         self.msgs.append({"role": "assistant", "content": GREETING, "tool_calls": None, "turn_idx": 0,
-                          "timestamp": self._ts(0.05), "cost": 0.0, "usage": None, "raw_data": None})
+                          "timestamp": self.stamp(0.05), "cost": 0.0, "usage": None, "raw_data": None})
 
     def _llm(self, role: str, content: str | None, tool_calls: list[dict] | None) -> None:
         i = len(self.msgs)
@@ -74,7 +75,7 @@ class Conversation:
         else:
             self.user_cost += cost
         self.msgs.append({"role": role, "content": content, "tool_calls": tool_calls, "turn_idx": i,
-                          "timestamp": self._ts(self.rng.uniform(0.6, 3.5)), "cost": cost,
+                          "timestamp": self.stamp(self.rng.uniform(0.6, 3.5)), "cost": cost,
                           "usage": {"completion_tokens": completion, "prompt_tokens": prompt},
                           "raw_data": self._raw(content, tool_calls, "tool_calls" if tool_calls else "stop")
                           if role in self.raw_roles else None})
@@ -92,7 +93,7 @@ class Conversation:
 
     def tool(self, cid: str, content: str, error: bool) -> None:
         self.msgs.append({"id": cid, "role": "tool", "content": content, "requestor": "assistant", "error": error,
-                          "turn_idx": len(self.msgs), "timestamp": self._ts(self.rng.uniform(0.0002, 0.002))})
+                          "turn_idx": len(self.msgs), "timestamp": self.stamp(self.rng.uniform(0.0002, 0.002))})
 
 
 class Padding:

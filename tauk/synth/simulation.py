@@ -119,7 +119,7 @@ def _simulation(task: SynthTask, agent: str, level: float, trial: int, trial_see
     return {
         "id": sim_id,
         "task_id": task.id,
-        "timestamp": conv._ts(0.00002),
+        "timestamp": conv.stamp(0.00002),
         "start_time": start,
         "end_time": end,
         "duration": (end_us - start_us) / 1e6,
