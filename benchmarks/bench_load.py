@@ -58,7 +58,7 @@ def main() -> int:
     args = ap.parse_args()
 
     import tauk
-    from tauk.schema import Results
+    from tauk.schema import ResultsModel
     from tauk.synth import write_corpus
 
     tmp = None
@@ -76,7 +76,7 @@ def main() -> int:
 
     def upstream():
         with open(path, "rb") as f:
-            return Results.model_validate(json.load(f))
+            return ResultsModel.model_validate(json.load(f))
 
     def orjson_loads():
         return orjson.loads(path.read_bytes())

@@ -1,12 +1,17 @@
 """Pydantic models of the τ²-bench results format (every version, SPEC §1.1–1.2) and τ-bench records (§1.3).
 
 They document the format and validate on request (:func:`validate`); the loaders decode straight to frames
-with msgspec and produce the same values. Unknown keys are kept (``extra="allow"``), since versions and branches
-add fields freely, and every field that real files leave null is optional.
+with the msgspec structs of :mod:`tauk.io.structs` and produce the same values. Every field a struct decodes is a
+field of the corresponding model (``tests/test_schema.py`` checks it); the models are named ``…Model`` so that
+no name is shared with a struct or with :class:`tauk.Results`. Unknown keys are kept (``extra="allow"``), since
+versions and branches add fields freely, and every field that real files leave null is optional.
 
+Examples
+--------
 >>> from tauk.schema import validate
->>> results = validate("run.json")          # doctest: +SKIP
->>> results.simulations[0].reward_info.reward  # doctest: +SKIP
+>>> results = validate("data/baseline_retail.json")
+>>> type(results).__name__, results.simulations[0].reward_info.reward_basis
+('ResultsModel', ['DB', 'COMMUNICATE'])
 """
 
 from __future__ import annotations
@@ -17,33 +22,62 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tauk.conventions import COMPONENTS, TERMINATION_REASONS
 from tauk.errors import LoadError
 
-TERMINATION_REASONS = (
-    "user_stop", "agent_stop", "max_steps", "too_many_errors",  # all versions
-    "agent_error", "user_error",  # 0.2.1+
-    "timeout", "infrastructure_error", "context_window_exceeded", "unexpected_error",  # 1.0+
-)  # fmt: skip
-RewardComponent = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
+__all__ = [
+    "ActionCheckModel",
+    "ActionModel",
+    "AgentInfoModel",
+    "CommunicateCheckModel",
+    "DBCheckModel",
+    "DirectoryResultsModel",
+    "EnvAssertionCheckModel",
+    "EnvironmentInfoModel",
+    "EvaluationCriteriaModel",
+    "InfoModel",
+    "MessageModel",
+    "NLAssertionCheckModel",
+    "ResultsModel",
+    "RewardInfoModel",
+    "SimulationRunModel",
+    "TERMINATION_REASONS",
+    "TaskModel",
+    "TauBenchActionModel",
+    "TauBenchFunctionModel",
+    "TauBenchInfoModel",
+    "TauBenchMessageModel",
+    "TauBenchRecordModel",
+    "TauBenchRewardDetailsModel",
+    "TauBenchRewardInfoModel",
+    "TauBenchTaskModel",
+    "TauBenchToolCallModel",
+    "ToolCallModel",
+    "validate",
+]
+
+RewardComponent = Literal[COMPONENTS]  # type: ignore[valid-type]  # the five names of tauk.conventions
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
 
-class ModelInfo(_Model):
+class AgentInfoModel(_Model):
+    """``user_info`` / ``agent_info``: the implementation and its LLM."""
+
     implementation: str | None = None
     llm: str | None = None
     llm_args: dict[str, Any] | None = None
 
 
-class EnvironmentInfo(_Model):
+class EnvironmentInfoModel(_Model):
     domain_name: str | None = None
     policy: str | None = None
     tool_defs: Any = None
 
 
-class Info(_Model):
+class InfoModel(_Model):
     """``info``: how the run was made. The agent label is ``agent_info.llm`` (else ``implementation``)."""
 
     git_commit: str | None = None
@@ -51,12 +85,12 @@ class Info(_Model):
     max_steps: int | None = None
     max_errors: int | None = None
     seed: int | None = None
-    user_info: ModelInfo | None = None
-    agent_info: ModelInfo | None = None
-    environment_info: EnvironmentInfo | None = None
+    user_info: AgentInfoModel | None = None
+    agent_info: AgentInfoModel | None = None
+    environment_info: EnvironmentInfoModel | None = None
 
 
-class Action(_Model):
+class ActionModel(_Model):
     """A gold action. ``compare_args`` None ⇒ compare the call's own keys; [] ⇒ compare the name only."""
 
     action_id: str | None = None
@@ -67,33 +101,33 @@ class Action(_Model):
     compare_args: list[str] | None = None
 
 
-class EvaluationCriteria(_Model):
-    actions: list[Action] | None = None
+class EvaluationCriteriaModel(_Model):
+    actions: list[ActionModel] | None = None
     env_assertions: list[dict[str, Any]] | None = None
     communicate_info: list[str] | None = None
     nl_assertions: list[str] | None = None
-    reward_basis: list[RewardComponent] | None = None  # absent ⇒ ["DB", "COMMUNICATE"]
+    reward_basis: list[RewardComponent] | None = None  # absent ⇒ conventions.DEFAULT_REWARD_BASIS
 
 
-class Task(_Model):
+class TaskModel(_Model):
     id: str
     description: Any = None
     user_scenario: Any = None
     initial_state: Any = None
-    evaluation_criteria: EvaluationCriteria | None = None
+    evaluation_criteria: EvaluationCriteriaModel | None = None
 
 
-class ToolCall(_Model):
+class ToolCallModel(_Model):
     id: str | None = None
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     requestor: str | None = None
 
 
-class Message(_Model):
+class MessageModel(_Model):
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None = None
-    tool_calls: list[ToolCall] | None = None
+    tool_calls: list[ToolCallModel] | None = None
     turn_idx: int | None = None
     timestamp: str | None = None
     cost: float | None = None
@@ -104,49 +138,49 @@ class Message(_Model):
     error: bool | None = None
 
 
-class DBCheck(_Model):
+class DBCheckModel(_Model):
     db_match: bool | None = None
     db_reward: float | None = None
 
 
-class EnvAssertionCheck(_Model):
+class EnvAssertionCheckModel(_Model):
     env_assertion: Any = None
     met: bool | None = None
     reward: float | None = None
 
 
-class ActionCheck(_Model):
+class ActionCheckModel(_Model):
     action: Any = None
     action_match: bool | None = None
     action_reward: float | None = None
     tool_type: str | None = None
 
 
-class NLAssertionCheck(_Model):
+class NLAssertionCheckModel(_Model):
     nl_assertion: str | None = None
     met: bool | None = None
     justification: str | None = None
 
 
-class CommunicateCheck(_Model):
+class CommunicateCheckModel(_Model):
     info: str | None = None
     met: bool | None = None
     justification: str | None = None
 
 
-class RewardInfo(_Model):
+class RewardInfoModel(_Model):
     reward: float | None = None
-    db_check: DBCheck | None = None
-    env_assertions: list[EnvAssertionCheck] | None = None
-    action_checks: list[ActionCheck] | None = None
-    nl_assertions: list[NLAssertionCheck] | None = None
-    communicate_checks: list[CommunicateCheck] | None = None
+    db_check: DBCheckModel | None = None
+    env_assertions: list[EnvAssertionCheckModel] | None = None
+    action_checks: list[ActionCheckModel] | None = None
+    nl_assertions: list[NLAssertionCheckModel] | None = None
+    communicate_checks: list[CommunicateCheckModel] | None = None
     reward_basis: list[str] | None = None
     reward_breakdown: dict[str, float | None] | None = None
     info: Any = None
 
 
-class SimulationRun(_Model):
+class SimulationRunModel(_Model):
     """One simulation. ``messages`` is null for full-duplex voice runs (they carry ``ticks``)."""
 
     id: str
@@ -160,59 +194,96 @@ class SimulationRun(_Model):
     termination_reason: str  # unknown values are kept; see TERMINATION_REASONS
     agent_cost: float | None = None
     user_cost: float | None = None
-    reward_info: RewardInfo | None = None
-    messages: list[Message] | None = None
+    reward_info: RewardInfoModel | None = None
+    messages: list[MessageModel] | None = None
     mode: str | None = None
 
 
-class Results(_Model):
+class ResultsModel(_Model):
     """A monolithic τ²-bench results file."""
 
     timestamp: str | None = None
-    info: Info
-    tasks: list[Task] = Field(default_factory=list)
-    simulations: list[SimulationRun]
+    info: InfoModel
+    tasks: list[TaskModel] = Field(default_factory=list)
+    simulations: list[SimulationRunModel]
     simulation_index: Any = None  # v1.0+: null in monolithic files
+    format_version: str | int | None = None
 
 
-class DirectoryResults(_Model):
+class DirectoryResultsModel(_Model):
     """``results.json`` of the v1.0 directory format (simulations live in ``simulations/<id>.json``)."""
 
     timestamp: str | None = None
-    info: Info
-    tasks: list[Task] = Field(default_factory=list)
+    info: InfoModel
+    tasks: list[TaskModel] = Field(default_factory=list)
     simulation_index: Any = None
     format_version: str | int | None = None
 
 
-class TauBenchTask(_Model):
+class TauBenchActionModel(_Model):
+    """A τ-bench gold action: a tool name and its keyword arguments."""
+
+    name: str
+    kwargs: dict[str, Any] | None = None
+
+
+class TauBenchTaskModel(_Model):
     user_id: str | None = None
-    actions: list[dict[str, Any]] | None = None
+    actions: list[TauBenchActionModel] | None = None
     instruction: str | None = None
     outputs: list[str] | None = None
 
 
-class TauBenchRewardInfo(_Model):
+class TauBenchRewardDetailsModel(_Model):
+    """``reward_info.info``: the two checks (reward = r_actions × r_outputs; r_outputs only when the task has
+    outputs) and the hash of the final database."""
+
+    r_actions: float | None = None
+    r_outputs: float | None = None
+    gt_data_hash: str | None = None
+
+
+class TauBenchRewardInfoModel(_Model):
     reward: float | None = None
-    info: dict[str, Any] | None = None  # r_actions, r_outputs, gt_data_hash
+    info: TauBenchRewardDetailsModel | None = None
     actions: Any = None
 
 
-class TauBenchInfo(_Model):
-    task: TauBenchTask | None = None
+class TauBenchInfoModel(_Model):
+    task: TauBenchTaskModel | None = None
     source: str | None = None
     user_cost: float | None = None
-    reward_info: TauBenchRewardInfo | None = None
+    reward_info: TauBenchRewardInfoModel | None = None
 
 
-class TauBenchRecord(_Model):
+class TauBenchFunctionModel(_Model):
+    name: str
+    arguments: str | dict[str, Any] | None = None  # a JSON string in OpenAI-style messages
+
+
+class TauBenchToolCallModel(_Model):
+    id: str | None = None
+    type: str | None = None
+    function: TauBenchFunctionModel
+
+
+class TauBenchMessageModel(_Model):
+    """An OpenAI-style message of a τ-bench trajectory."""
+
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[TauBenchToolCallModel] | None = None
+    tool_call_id: str | None = None
+
+
+class TauBenchRecordModel(_Model):
     """One τ-bench (v1) trajectory; a results file is a JSON list of these. Reward = r_actions × r_outputs."""
 
     task_id: int
     trial: int | None = None
     reward: float
-    info: TauBenchInfo | None = None
-    traj: list[dict[str, Any]] = Field(default_factory=list)
+    info: TauBenchInfoModel | None = None
+    traj: list[TauBenchMessageModel] = Field(default_factory=list)
 
 
 def _loc(err: dict[str, Any]) -> str:
@@ -222,9 +293,30 @@ def _loc(err: dict[str, Any]) -> str:
     return out
 
 
-def validate(path: str | Path) -> Results | DirectoryResults | list[TauBenchRecord]:
-    """Validate a results file (or directory's ``results.json``) against the models; raise :class:`tauk.LoadError`
-    naming the first problem's JSON path. Slow on big files (it builds every object): the loaders do not need it."""
+def validate(path: str | Path) -> ResultsModel | DirectoryResultsModel | list[TauBenchRecordModel]:
+    """Validate a results file (or a directory's ``results.json``) against the models.
+
+    Slow on big files (it builds every object): the loaders do not need it.
+
+    Parameters
+    ----------
+    path : str or Path
+        A monolithic results file, a results directory or a τ-bench results file.
+
+    Returns
+    -------
+    ResultsModel or DirectoryResultsModel or list of TauBenchRecordModel
+
+    Raises
+    ------
+    tauk.LoadError
+        Naming the first problem's JSON path.
+
+    Examples
+    --------
+    >>> len(validate("data/atlas-large_airline.json").simulations)
+    100
+    """
     p = Path(path)
     target = p / "results.json" if p.is_dir() else p
     try:
@@ -233,10 +325,10 @@ def validate(path: str | Path) -> Results | DirectoryResults | list[TauBenchReco
         raise LoadError(str(target), f"byte {exc.pos}", f"invalid JSON: {exc.msg}") from None
     try:
         if isinstance(data, list):
-            return [TauBenchRecord.model_validate(r) for r in data]
+            return [TauBenchRecordModel.model_validate(r) for r in data]
         if p.is_dir():
-            return DirectoryResults.model_validate(data)
-        return Results.model_validate(data)
+            return DirectoryResultsModel.model_validate(data)
+        return ResultsModel.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise LoadError(str(target), _loc(first), f"{first['msg']} ({exc.error_count()} problem(s) in all)") from None

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import tauk
-from tauk.io.frames import (
+from tauk.io.columns import (
     EXPECTED_ACTIONS_SCHEMA,
     MESSAGES_SCHEMA,
     RUNS_SCHEMA,

@@ -11,11 +11,14 @@ from typing import Any
 
 import polars as pl
 
-from tauk.io.frames import DEFAULT_BASIS, tasks_from_list
+from tauk.conventions import DEFAULT_REWARD_BASIS
+from tauk.io.frames import tasks_from_list
 from tauk.io.load import load_tasks as read_tasks_file
 from tauk.io.load import task_list
 
 __all__ = ["DEFAULT_BASIS", "read_tasks_file", "task_frames"]
+
+DEFAULT_BASIS = list(DEFAULT_REWARD_BASIS)  # as a list, for pl.lit(..., dtype=List(String))
 
 
 def task_frames(

@@ -19,9 +19,9 @@ __all__ = ["StoreResults", "open_store"]
 
 def frame_schema(frame: str) -> dict[str, Any]:
     """The column contract of a frame (the schema of an empty store)."""
-    from tauk.io import frames as F
+    from tauk.io import columns
 
-    return getattr(F, f"{frame.upper()}_SCHEMA")
+    return getattr(columns, f"{frame.upper()}_SCHEMA")
 
 
 class StoreResults:

@@ -1,0 +1,237 @@
+"""The column contracts of the six frames: for each, the ordered columns with their type and meaning.
+
+This module is the one description of the frames: the builders (:mod:`tauk.io.frames`) produce exactly these
+columns with these dtypes, and ARCHITECTURE.md's frame tables are :func:`markdown_table` of them (a test compares
+them). A type is written as in the docs: ``str``, ``i64``, ``f64``, ``bool`` or ``list[str]``, with ``?`` when the
+column can be null.
+
+Examples
+--------
+>>> from tauk.io.columns import CONTRACTS, TRIALS
+>>> list(CONTRACTS)
+['runs', 'trials', 'messages', 'tool_calls', 'tasks', 'expected_actions']
+>>> TRIALS[0].name, TRIALS[0].type, TRIALS[0].dtype
+('run_id', 'str', String)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+__all__ = [
+    "CONTRACTS",
+    "EXPECTED_ACTIONS",
+    "EXPECTED_ACTIONS_SCHEMA",
+    "LIST_STR",
+    "MESSAGES",
+    "MESSAGES_SCHEMA",
+    "RUNS",
+    "RUNS_SCHEMA",
+    "TASKS",
+    "TASKS_SCHEMA",
+    "TOOL_CALLS",
+    "TOOL_CALLS_SCHEMA",
+    "TRIALS",
+    "TRIALS_SCHEMA",
+    "Column",
+    "markdown_table",
+    "schema",
+]
+
+LIST_STR = pl.List(pl.String)
+
+_DTYPES: dict[str, pl.DataType] = {
+    "str": pl.String(), "i64": pl.Int64(), "f64": pl.Float64(), "bool": pl.Boolean(), "list[str]": LIST_STR,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a frame: its name, its type as written in the docs (``?``: nullable) and its meaning."""
+
+    name: str
+    type: str
+    meaning: str
+
+    @property
+    def dtype(self) -> pl.DataType:
+        """The Polars dtype."""
+        return _DTYPES[self.type.rstrip("?")]
+
+    @property
+    def nullable(self) -> bool:
+        """Whether the column can hold nulls."""
+        return self.type.endswith("?")
+
+
+def _contract(*rows: tuple[str, str, str]) -> tuple[Column, ...]:
+    cols = tuple(Column(*r) for r in rows)
+    for c in cols:
+        c.dtype  # noqa: B018  (an unknown type fails at import)
+    return cols
+
+
+RUNS = _contract(
+    ("run_id", "str", "label given by the caller, else the file/dir path relative to the common parent"),
+    ("source", "str", "path of the file or directory"),
+    ("format", "str", "`tau2`, `tau2-dir`, `tau2-wrapper`, `taubench`"),
+    ("format_version", "str?", "`format_version` if the file has one, else inferred: `>=1.0` when the "
+                               "`simulation_index` key is present, else `<1.0`; null for τ-bench"),
+    ("agent", "str?", "caller override, else `agent_info.llm`, else `agent_info.implementation` (wrapper: `model`, "
+                      "else `agent`; τ-bench: the file name before the domain)"),
+    ("agent_implementation", "str?", "`info.agent_info.implementation`"),
+    ("user_model", "str?", "`info.user_info.llm`"),
+    ("user_implementation", "str?", "`info.user_info.implementation`"),
+    ("domain", "str?", "`environment_info.domain_name` (wrapper: `domain`; τ-bench: from the file name when it "
+                       "names a domain)"),
+    ("num_trials", "i64?", "`info.num_trials` (τ-bench: distinct trial indices)"),
+    ("max_steps", "i64?", "`info.max_steps`"),
+    ("max_errors", "i64?", "`info.max_errors`"),
+    ("seed", "i64?", "`info.seed`"),
+    ("git_commit", "str?", "`info.git_commit`"),
+    ("timestamp", "str?", "top-level `timestamp`"),
+    ("n_simulations", "i64", "simulations kept"),
+    ("n_tasks", "i64", "task definitions embedded in the file (τ-bench: distinct task ids)"),
+    ("n_infra_errors", "i64", "simulations ending with `infrastructure_error`"),
+)
+"""``runs``: one row per results file or directory."""
+
+TRIALS = _contract(
+    ("run_id", "str", "the run"),
+    ("simulation_id", "str", "the simulation's `id` (τ-bench: `<task_id>-<trial>`, or `<task_id>-#<position>` "
+                             "without a trial)"),
+    ("task_id", "str", "the task's id, as a string"),
+    ("trial", "i64?", "trial index"),
+    ("format", "str", "the run's format"),
+    ("agent", "str?", "the run's agent label"),
+    ("domain", "str?", "the run's domain"),
+    ("user_model", "str?", "the run's user model"),
+    ("num_trials", "i64?", "the run's `num_trials`"),
+    ("termination_reason", "str?", "as recorded, unknown values kept (null for τ-bench)"),
+    ("is_infra_error", "bool", "termination_reason is `infrastructure_error`"),
+    ("reward", "f64?", "`reward_info.reward`; null when reward_info is null"),
+    ("has_reward_info", "bool", "reward_info is present"),
+    ("recorded_db", "f64?", "`db_check.db_reward` (τ-bench: `r_actions`, its DB-hash check)"),
+    ("recorded_env_assertion", "f64?", "product of `env_assertions[].reward` (else `met` as 1.0/0.0); null when "
+                                       "the list is null"),
+    ("recorded_nl_assertion", "f64?", "all `nl_assertions[].met` as 1.0/0.0, else `reward_breakdown.NL_ASSERTION`"),
+    ("recorded_communicate", "f64?", "`reward_breakdown.COMMUNICATE`, else all `communicate_checks[].met` "
+                                     "(τ-bench: `r_outputs`, 1.0 when the task has no outputs)"),
+    ("recorded_action", "f64?", "`reward_breakdown.ACTION`, else all `action_checks[].action_match`"),
+    ("recorded_reward_basis", "list[str]?", "`reward_info.reward_basis`"),
+    ("reward_basis", "list[str]", "recorded basis, else the task's, else [\"DB\", \"COMMUNICATE\"]"),
+    ("reward_breakdown", "str?", "`reward_info.reward_breakdown` as JSON (keys sorted)"),
+    ("agent_cost", "f64?", "`agent_cost`"),
+    ("user_cost", "f64?", "`user_cost` (τ-bench: `info.user_cost`)"),
+    ("duration", "f64?", "`duration` (seconds)"),
+    ("start_time", "str?", "`start_time`"),
+    ("end_time", "str?", "`end_time`"),
+    ("seed", "i64?", "the simulation's `seed`"),
+    ("mode", "str?", "`mode` (e.g. full-duplex voice runs)"),
+    ("n_messages", "i64?", "messages recorded; null when `messages` is null"),
+    ("n_tool_calls", "i64?", "tool calls recorded; null when `messages` is null or some tool calls could not be "
+                             "read"),
+)
+"""``trials``: one row per simulation."""
+
+MESSAGES = _contract(
+    ("run_id", "str", "the run"),
+    ("simulation_id", "str", "the simulation"),
+    ("message_idx", "i64", "0-based position in the simulation's message list"),
+    ("role", "str?", "`system`, `user`, `assistant` or `tool`"),
+    ("content", "str?", "the text"),
+    ("turn_idx", "i64?", "`turn_idx`"),
+    ("timestamp", "str?", "`timestamp`"),
+    ("cost", "f64?", "`cost`"),
+    ("n_tool_calls", "i64", "tool calls the message carries"),
+    ("tool_call_id", "str?", "tool messages: the call id they answer"),
+    ("requestor", "str?", "`requestor`"),
+    ("is_error", "bool?", "tool messages: the tool reported an error"),
+    ("usage", "str?", "`usage` as JSON"),
+    ("raw_data", "str?", "`raw_data` (the provider's response) as JSON"),
+)
+"""``messages``: one row per message (built on first use)."""
+
+TOOL_CALLS = _contract(
+    ("run_id", "str", "the run"),
+    ("simulation_id", "str", "the simulation"),
+    ("message_idx", "i64", "the message carrying the call"),
+    ("call_idx", "i64", "0-based position of the call within its simulation, in trajectory order"),
+    ("tool_call_id", "str?", "the call's `id`"),
+    ("name", "str?", "the tool's name"),
+    ("arguments", "str", "JSON, canonical (keys sorted)"),
+    ("requestor", "str?", "`requestor`"),
+    ("role", "str?", "role of the carrying message"),
+    ("result", "str?", "content of the tool message answering it"),
+    ("is_error", "bool?", "that tool message reported an error"),
+    ("parsed_from_string", "bool", "the calls were written as a string (nonconformant) and parsed"),
+)
+"""``tool_calls``: one row per tool call (built on first use)."""
+
+TASKS = _contract(
+    ("run_id", "str?", "the run embedding the definition (null for a tasks file read on its own)"),
+    ("task_id", "str", "the task's id, as a string"),
+    ("reward_basis", "list[str]", "`evaluation_criteria.reward_basis`, else [\"DB\", \"COMMUNICATE\"]"),
+    ("reward_basis_defaulted", "bool", "the task names no basis"),
+    ("has_evaluation_criteria", "bool", "`evaluation_criteria` is not null"),
+    ("communicate_info", "list[str]?", "`evaluation_criteria.communicate_info` (τ-bench: `outputs`)"),
+    ("nl_assertions", "list[str]?", "`evaluation_criteria.nl_assertions`"),
+    ("n_actions", "i64", "gold actions"),
+    ("n_env_assertions", "i64", "environment assertions"),
+    ("n_communicate_info", "i64", "communicate strings"),
+    ("n_nl_assertions", "i64", "natural-language assertions"),
+    ("description", "str?", "`description` as JSON"),
+)
+"""``tasks``: one row per (run, task definition)."""
+
+EXPECTED_ACTIONS = _contract(
+    ("run_id", "str?", "as in tasks"),
+    ("task_id", "str", "the task"),
+    ("action_idx", "i64", "0-based position in the task's actions"),
+    ("action_id", "str?", "`action_id`"),
+    ("name", "str", "the tool's name"),
+    ("arguments", "str", "JSON, canonical (keys sorted; τ-bench: `kwargs`)"),
+    ("compare_args", "list[str]?", "null means \"the call's own keys\", [] means \"name only\""),
+    ("requestor", "str?", "`requestor`"),
+)
+"""``expected_actions``: one row per gold action."""
+
+CONTRACTS: dict[str, tuple[Column, ...]] = {
+    "runs": RUNS, "trials": TRIALS, "messages": MESSAGES, "tool_calls": TOOL_CALLS, "tasks": TASKS,
+    "expected_actions": EXPECTED_ACTIONS,
+}  # fmt: skip
+"""Frame name → its columns, in order."""
+
+
+def schema(columns: tuple[Column, ...]) -> dict[str, pl.DataType]:
+    """Column name → Polars dtype, in order.
+
+    Examples
+    --------
+    >>> schema(EXPECTED_ACTIONS)["compare_args"]
+    List(String)
+    """
+    return {c.name: c.dtype for c in columns}
+
+
+RUNS_SCHEMA = schema(RUNS)
+TRIALS_SCHEMA = schema(TRIALS)
+MESSAGES_SCHEMA = schema(MESSAGES)
+TOOL_CALLS_SCHEMA = schema(TOOL_CALLS)
+TASKS_SCHEMA = schema(TASKS)
+EXPECTED_ACTIONS_SCHEMA = schema(EXPECTED_ACTIONS)
+
+
+def markdown_table(frame: str) -> str:
+    """The contract of ``frame`` as the Markdown table ARCHITECTURE.md shows.
+
+    Examples
+    --------
+    >>> print(markdown_table("expected_actions").splitlines()[2])
+    | run_id | str? | as in tasks |
+    """
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    lines += [f"| {c.name} | {c.type} | {c.meaning} |" for c in CONTRACTS[frame]]
+    return "\n".join(lines)

@@ -1,0 +1,118 @@
+"""What every frame builder shares: column accumulators, the final frame, value normalisation and the τ-bench key.
+
+A builder collects one Python list per column (:func:`new_columns`), appends row values (or extends whole columns
+at once), and turns the lists into a frame of exactly its contract's columns and dtypes (:func:`to_frame`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import orjson
+import polars as pl
+
+from tauk.io.columns import LIST_STR, Column
+
+__all__ = ["canonical_json", "new_columns", "raw_text", "taubench_simulation_id", "to_float", "to_frame", "to_int"]
+
+_SEP = "\x1f"
+
+
+def _str_lists(name: str, values: list[list[str] | None]) -> pl.Series:
+    """A List(String) column, built via one joined string per row (much faster than nested conversion)."""
+    if any(_SEP in x or x == "" for v in values if v for x in v):
+        return pl.Series(name, values, dtype=LIST_STR, strict=False)
+    joined = pl.Series(name, [None if v is None else _SEP.join(v) for v in values], dtype=pl.String)
+    empty = pl.lit([], dtype=LIST_STR)
+    return pl.select(pl.when(joined == "").then(empty).otherwise(joined.str.split(_SEP)).alias(name)).to_series()
+
+
+def new_columns(contract: tuple[Column, ...]) -> dict[str, list]:
+    """An empty list per column of ``contract``.
+
+    Examples
+    --------
+    >>> from tauk.io.columns import EXPECTED_ACTIONS
+    >>> list(new_columns(EXPECTED_ACTIONS))[:3]
+    ['run_id', 'task_id', 'action_idx']
+    """
+    return {c.name: [] for c in contract}
+
+
+def to_frame(columns: dict[str, list], contract: tuple[Column, ...]) -> pl.DataFrame:
+    """The frame of ``contract``: its columns in order, with its dtypes (a missing column is empty).
+
+    Examples
+    --------
+    >>> from tauk.io.columns import EXPECTED_ACTIONS
+    >>> cols = new_columns(EXPECTED_ACTIONS)
+    >>> for name, value in zip(cols, ["r", "1", 0, None, "cancel", "{}", ["id"], None]):
+    ...     cols[name].append(value)
+    >>> to_frame(cols, EXPECTED_ACTIONS).row(0)
+    ('r', '1', 0, None, 'cancel', '{}', ['id'], None)
+    """
+    series = []
+    for c in contract:
+        values = columns.get(c.name, [])
+        if c.dtype == LIST_STR:
+            series.append(_str_lists(c.name, values))
+        else:
+            series.append(pl.Series(c.name, values, dtype=c.dtype, strict=False))
+    return pl.DataFrame(series)
+
+
+def to_int(v: Any) -> int | None:
+    """An integer from an int, a bool, a numeric string or a float; None when there is none."""
+    if v is None or isinstance(v, bool):
+        return None if v is None else int(v)
+    if isinstance(v, int):
+        return v
+    try:
+        return int(float(v))
+    except (TypeError, ValueError):
+        return None
+
+
+def to_float(v: Any) -> float | None:
+    """A float from a number or a numeric string; None when there is none."""
+    if v is None:
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def raw_text(raw: msgspec.Raw | None) -> str | None:
+    """The JSON text of an undecoded value (None for an absent value or JSON null)."""
+    if raw is None:
+        return None
+    b = bytes(raw)
+    return None if b == b"null" else b.decode("utf-8", "replace")
+
+
+def canonical_json(value: Any) -> str:
+    """JSON text with sorted keys (the stored form of tool arguments).
+
+    Examples
+    --------
+    >>> canonical_json({"b": 1, "a": [2, 3]})
+    '{"a":[2,3],"b":1}'
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # e.g. an integer beyond 64 bits, which the standard library writes exactly
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def taubench_simulation_id(task_id: Any, trial: Any, pos: int) -> str:
+    """The simulation id of a τ-bench record: ``<task_id>-<trial>``, or ``<task_id>-#<position>`` without a trial.
+
+    Examples
+    --------
+    >>> taubench_simulation_id(3, 1, 10), taubench_simulation_id(3, None, 10)
+    ('3-1', '3-#10')
+    """
+    return f"{task_id}-{trial if trial is not None else f'#{pos}'}"

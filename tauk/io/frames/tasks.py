@@ -1,0 +1,127 @@
+"""The ``tasks`` and ``expected_actions`` frames: task definitions and their gold actions.
+
+Contracts: :data:`tauk.io.columns.TASKS` and :data:`tauk.io.columns.EXPECTED_ACTIONS`. τ-bench (v1) tasks are read
+as τ²-bench ones (:func:`taubench_task`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import orjson
+import polars as pl
+
+from tauk.conventions import DEFAULT_REWARD_BASIS
+from tauk.io import structs as S
+from tauk.io.columns import EXPECTED_ACTIONS, TASKS
+from tauk.io.frames._build import canonical_json, new_columns, raw_text, to_frame
+from tauk.io.read import RunData
+
+__all__ = ["build_tasks", "taubench_task", "tasks_from_list"]
+
+_DEFAULT_BASIS = list(DEFAULT_REWARD_BASIS)
+
+
+def _task_rows(task_cols: dict[str, list], action_cols: dict[str, list], rid: str | None,
+               tasks: Sequence[S.Task]) -> None:  # fmt: skip
+    for t in tasks:
+        ec = t.evaluation_criteria
+        tid = str(t.id)
+        basis = list(ec.reward_basis) if ec is not None and ec.reward_basis is not None else None
+        task_cols["run_id"].append(rid)
+        task_cols["task_id"].append(tid)
+        task_cols["reward_basis"].append(basis if basis is not None else _DEFAULT_BASIS)
+        task_cols["reward_basis_defaulted"].append(basis is None)
+        task_cols["has_evaluation_criteria"].append(ec is not None)
+        task_cols["communicate_info"].append(
+            list(ec.communicate_info) if ec and ec.communicate_info is not None else None
+        )
+        task_cols["nl_assertions"].append(list(ec.nl_assertions) if ec and ec.nl_assertions is not None else None)
+        task_cols["n_actions"].append(len(ec.actions or ()) if ec else 0)
+        task_cols["n_env_assertions"].append(len(ec.env_assertions or ()) if ec else 0)
+        task_cols["n_communicate_info"].append(len(ec.communicate_info or ()) if ec else 0)
+        task_cols["n_nl_assertions"].append(len(ec.nl_assertions or ()) if ec else 0)
+        task_cols["description"].append(raw_text(t.description))
+        for i, a in enumerate((ec.actions or ()) if ec else ()):
+            action_cols["run_id"].append(rid)
+            action_cols["task_id"].append(tid)
+            action_cols["action_idx"].append(i)
+            action_cols["action_id"].append(a.action_id)
+            action_cols["name"].append(a.name)
+            action_cols["arguments"].append(canonical_json(a.arguments or {}))
+            action_cols["compare_args"].append(list(a.compare_args) if a.compare_args is not None else None)
+            action_cols["requestor"].append(a.requestor)
+
+
+def taubench_task(task_id: Any, tb: S.TBTask) -> S.Task:
+    """A τ-bench (v1) task as a τ²-bench one: ``outputs`` are its communicate strings, ``actions`` its golds.
+
+    Examples
+    --------
+    >>> tb = S.TBTask(user_id="u1", actions=[S.TBAction("find_user", {"id": 1})], outputs=["42"])
+    >>> t = taubench_task(3, tb)
+    >>> t.id, t.evaluation_criteria.communicate_info, t.evaluation_criteria.actions[0].arguments
+    ('3', ['42'], {'id': 1})
+    """
+    actions = [S.Action(name=a.name, arguments=a.kwargs or {}) for a in tb.actions or ()]
+    desc = msgspec.Raw(orjson.dumps({"instruction": tb.instruction, "user_id": tb.user_id}))
+    ec = S.EvaluationCriteria(actions=actions, communicate_info=list(tb.outputs or []), reward_basis=None)
+    return S.Task(id=str(task_id), description=desc, evaluation_criteria=ec)
+
+
+def _taubench_tasks(run: RunData) -> list[S.Task]:
+    seen: dict[str, S.Task] = {}
+    for r in run.tb_records:
+        tid = str(r.task_id)
+        if tid in seen or r.info is None or r.info.task is None:
+            continue
+        seen[tid] = taubench_task(tid, r.info.task)
+    return list(seen.values())
+
+
+def build_tasks(runs: Sequence[RunData], run_ids: Sequence[str | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``tasks`` and ``expected_actions`` frames of the task definitions the runs embed.
+
+    Parameters
+    ----------
+    runs : sequence of RunData
+        The decoded sources (τ-bench runs: the tasks their records carry).
+    run_ids : sequence of str
+        Their run ids.
+
+    Returns
+    -------
+    (polars.DataFrame, polars.DataFrame)
+        ``tasks`` (one row per run × task) and ``expected_actions`` (one row per gold action).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from tauk.errors import LoadReport
+    >>> from tauk.io.read import read_source
+    >>> run = read_source(Path("data/baseline_retail.json"), True, LoadReport())
+    >>> tasks, actions = build_tasks([run], ["r"])
+    >>> tasks.height, actions.columns[:3]
+    (25, ['run_id', 'task_id', 'action_idx'])
+    """
+    task_cols, action_cols = new_columns(TASKS), new_columns(EXPECTED_ACTIONS)
+    for run, rid in zip(runs, run_ids):
+        _task_rows(task_cols, action_cols, rid, _taubench_tasks(run) if run.format == "taubench" else run.tasks)
+    return to_frame(task_cols, TASKS), to_frame(action_cols, EXPECTED_ACTIONS)
+
+
+def tasks_from_list(tasks: Sequence[S.Task], run_id: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``tasks`` and ``expected_actions`` frames of decoded task definitions (``run_id`` on every row).
+
+    Examples
+    --------
+    >>> tasks, actions = tasks_from_list([S.Task(id=1, evaluation_criteria=S.EvaluationCriteria(
+    ...     actions=[S.Action(name="cancel", arguments={"id": "A"})]))])
+    >>> tasks.select("task_id", "reward_basis_defaulted", "n_actions").row(0), actions["arguments"].to_list()
+    (('1', True, 1), ['{"id":"A"}'])
+    """
+    task_cols, action_cols = new_columns(TASKS), new_columns(EXPECTED_ACTIONS)
+    _task_rows(task_cols, action_cols, run_id, tasks)
+    return to_frame(task_cols, TASKS), to_frame(action_cols, EXPECTED_ACTIONS)
