@@ -86,6 +86,9 @@ RUNS = _contract(
     ("user_implementation", "str?", "`info.user_info.implementation`"),
     ("domain", "str?", "`environment_info.domain_name` (wrapper: `domain`; τ-bench: from the file name when it "
                        "names a domain)"),
+    ("setup", "str", "what makes runs repeated trials of one experiment: `domain/mode/user model/reward bases` "
+                     "(mode: `solo` for a solo agent or dummy user, else the simulations' `mode`, else `normal`); "
+                     "statistics never pool setups unless asked"),
     ("num_trials", "i64?", "`info.num_trials` (τ-bench: distinct trial indices)"),
     ("max_steps", "i64?", "`info.max_steps`"),
     ("max_errors", "i64?", "`info.max_errors`"),
@@ -108,6 +111,9 @@ TRIALS = _contract(
     ("agent", "str?", "the run's agent label"),
     ("domain", "str?", "the run's domain"),
     ("user_model", "str?", "the run's user model"),
+    ("agent_implementation", "str?", "the run's agent implementation"),
+    ("user_implementation", "str?", "the run's user implementation"),
+    ("setup", "str", "the run's setup (see `runs`)"),
     ("num_trials", "i64?", "the run's `num_trials`"),
     ("termination_reason", "str?", "as recorded, unknown values kept (null for τ-bench)"),
     ("is_infra_error", "bool", "termination_reason is `infrastructure_error`"),

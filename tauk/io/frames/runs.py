@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from tauk.conventions import DOMAIN_ORDER, INFRA_REASON
+from tauk.conventions import COMPONENTS, DEFAULT_REWARD_BASIS, DOMAIN_ORDER, INFRA_REASON
 from tauk.io.columns import RUNS
 from tauk.io.frames._build import new_columns, to_frame, to_int
 from tauk.io.read import RunData
 
-__all__ = ["build_runs", "run_agent", "run_domain"]
+__all__ = ["build_runs", "run_agent", "run_domain", "run_setup"]
 
 
 def run_agent(run: RunData, override: str | None) -> str | None:
@@ -69,6 +69,43 @@ def _taubench_name(run: RunData) -> tuple[str, str | None]:
     return stem, None
 
 
+def run_setup(run: RunData, domain: str | None, agent_impl: str | None, user_impl: str | None,
+              user_model: str | None) -> str:
+    """The setup of a run: ``domain/mode/user model/reward bases`` — what must be equal for runs to be repeated
+    trials of one experiment (the agent is what is compared). ``mode`` is ``solo`` for a solo agent or a dummy
+    user, else the simulations' own ``mode`` (voice runs), else ``normal``; the reward bases are those of the run's
+    task definitions (τ-bench: DB×COMMUNICATE).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from tauk.errors import LoadReport
+    >>> from tauk.io.read import read_source
+    >>> run = read_source(Path("data/baseline_retail.json"), True, LoadReport())
+    >>> run_setup(run, "retail", "llm_agent", "user_simulator", "gpt-4.1")
+    'retail/normal/gpt-4.1/DB×COMMUNICATE'
+    """
+    if "solo" in (agent_impl or "") or user_impl == "dummy_user":
+        mode = "solo"
+    else:
+        modes = {s.mode for s in run.simulations} if run.format != "taubench" else {None}
+        mode = modes.pop() if len(modes) == 1 and None not in modes else "normal"
+    if run.format == "taubench" or not run.tasks:
+        recorded = {tuple(s.reward_info.reward_basis) for s in run.simulations
+                    if s.reward_info is not None and s.reward_info.reward_basis}  # fmt: skip
+        bases = recorded or {DEFAULT_REWARD_BASIS}
+    else:
+        bases = {tuple(_basis(t)) for t in run.tasks}
+    order = {c: i for i, c in enumerate(COMPONENTS)}
+    text = ", ".join(sorted("×".join(sorted(b, key=lambda c: order.get(c, 99))) for b in bases))
+    return f"{domain or '?'}/{mode}/{user_model or '?'}/{text}"
+
+
+def _basis(task) -> tuple[str, ...]:
+    ec = task.evaluation_criteria
+    return tuple(ec.reward_basis) if ec is not None and ec.reward_basis is not None else DEFAULT_REWARD_BASIS
+
+
 def _taubench_trials(run: RunData) -> int:
     return len({r.trial for r in run.tb_records})
 
@@ -110,7 +147,10 @@ def build_runs(runs: Sequence[RunData], run_ids: Sequence[str], agents: Sequence
         run_cols["agent_implementation"].append(info.agent_info.implementation if info and info.agent_info else None)
         run_cols["user_model"].append(info.user_info.llm if info and info.user_info else None)
         run_cols["user_implementation"].append(info.user_info.implementation if info and info.user_info else None)
-        run_cols["domain"].append(run_domain(run))
+        domain = run_domain(run)
+        run_cols["domain"].append(domain)
+        run_cols["setup"].append(run_setup(run, domain, run_cols["agent_implementation"][-1],
+                                           run_cols["user_implementation"][-1], run_cols["user_model"][-1]))
         if run.format == "taubench":
             run_cols["num_trials"].append(_taubench_trials(run))
         else:

@@ -23,7 +23,7 @@ from tauk.io.frames._build import (
     to_frame,
     to_int,
 )
-from tauk.io.frames.runs import run_domain
+from tauk.io.frames.runs import run_domain, run_setup
 from tauk.io.read import RunData, parse_tool_calls_string
 
 __all__ = ["build_trials"]
@@ -127,11 +127,17 @@ def build_trials(
     trial_cols = new_columns(TRIALS)
     for run, rid, agent, umodel, ntr in zip(runs, run_ids, agents, user_models, num_trials):
         domain = run_domain(run)
+        info = run.info
+        agent_impl = info.agent_info.implementation if info and info.agent_info else None
+        user_impl = info.user_info.implementation if info and info.user_info else None
+        n = len(run.tb_records) if run.format == "taubench" else len(run.simulations)
+        for col, value in (("agent_implementation", agent_impl), ("user_implementation", user_impl),
+                           ("setup", run_setup(run, domain, agent_impl, user_impl, umodel))):  # fmt: skip
+            trial_cols[col] += [value] * n
         if run.format == "taubench":
             _taubench_trial_rows(trial_cols, run, rid, agent, domain, ntr)
             continue
         sims = run.simulations
-        n = len(sims)
         bases = {str(t.id): _task_basis(t) for t in run.tasks}
         for col, value in (("run_id", rid), ("format", run.format), ("agent", agent), ("domain", domain),
                            ("user_model", umodel), ("num_trials", ntr)):  # fmt: skip
