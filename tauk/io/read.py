@@ -6,19 +6,8 @@ confined to one simulation skips that simulation and is counted in the :class:`t
 
 from __future__ import annotations
 
-import ast
-import codecs
-import contextlib
-import hashlib
-import json
-import math
-import mmap
 import os
-import re
-import stat
-import sys
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,10 +16,41 @@ import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
-from tauk.io.scan import MAX_DEPTH, array_elements, first_deeper_than
+from tauk.io.checks import check_duplicates, check_numbers, check_stringified, parse_tool_calls_string
+from tauk.io.files import (
+    BOM,
+    DECODE_ERRORS,
+    _raise,
+    bounded_nesting,
+    error_location,
+    file_kind,
+    fingerprint,
+    first_invalid_utf8,
+    is_regular,
+    memory_message,
+    read_bytes,
+)
+from tauk.io.scan import array_elements
 
-_LOC = re.compile(r"^(.*?)(?: - at `(\$[^`]*)`)?$", re.S)
-_BYTE = re.compile(r"\(byte (\d+)\)")
+__all__ = [  # the file-level helpers are re-exported for the modules that read them from here
+    "BOM",
+    "DECODE_ERRORS",
+    "RunData",
+    "bounded_nesting",
+    "check_numbers",
+    "error_location",
+    "file_kind",
+    "fingerprint",
+    "first_invalid_utf8",
+    "is_regular",
+    "looks_like_results",
+    "memory_message",
+    "parse_tool_calls_string",
+    "read_again",
+    "read_bytes",
+    "read_source",
+    "remember",
+]
 
 
 @dataclass
@@ -54,152 +74,6 @@ class RunData:
     identity: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     # byte spans of the simulations (or τ-bench records) when the file could not be decoded whole
     spans: list[tuple[int, int]] | None = None
-
-
-def _at_byte(prefix: str, offset: int, base: int | None) -> str:
-    """A location naming a byte: absolute when the item's start in the file is known (or the item is the file)."""
-    if prefix == "$" or base is not None:
-        where = f"byte {(base or 0) + offset}"
-        return where if prefix == "$" else f"{prefix} ({where})"
-    return f"{prefix}, byte {offset} of it"
-
-
-def error_location(exc: Exception, prefix: str = "$", data: Any = None, base: int | None = None
-                  ) -> tuple[str | None, str]:  # fmt: skip
-    """Split a decoding error into (location, message). ``data``: the bytes that failed to decode (the file, or
-    one item of it starting at byte ``base`` of the file when known), to locate what the decoder does not."""
-    text = str(exc)
-    if isinstance(exc, RecursionError):
-        hit = first_deeper_than(data, MAX_DEPTH) if data is not None else None
-        where = _at_byte(prefix, hit[0], base) if hit else prefix
-        return where, f"nested deeper than {MAX_DEPTH} levels (the decoder cannot follow it)"
-    if not isinstance(exc, msgspec.ValidationError):  # malformed or truncated JSON: a byte offset
-        m = _BYTE.search(text)
-        if m:
-            return _at_byte(prefix, int(m.group(1)), base), text
-        if "UTF-8" in text and data is not None:
-            bad = first_invalid_utf8(data)
-            if bad is not None:
-                return _at_byte(prefix, bad, base), "invalid UTF-8 (not a UTF-8 text file, or a corrupted byte)"
-        return ("end of file" if prefix == "$" else prefix), text
-    m2 = _LOC.match(text)
-    msg, loc = (m2.group(1), m2.group(2)) if m2 else (text, None)
-    if loc is not None and prefix != "$":
-        loc = prefix + loc[1:]
-    return loc or (prefix if prefix != "$" else None), msg
-
-
-def _raise(path: Path, exc: Exception, prefix: str = "$", data: Any = None, base: int | None = None) -> LoadError:
-    loc, msg = error_location(exc, prefix, data, base)
-    return LoadError(str(path), loc, msg)
-
-
-@contextlib.contextmanager
-def bounded_nesting(levels: int = MAX_DEPTH + 64) -> Iterator[None]:
-    """Decode with at most about ``levels`` levels of nesting whatever the interpreter's recursion limit (the
-    decoder recurses once per level; a raised limit would let a deeply nested file overflow the C stack)."""
-    depth, frame = 0, sys._getframe()
-    while frame is not None:
-        depth, frame = depth + 1, frame.f_back
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(min(old, depth + levels))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
-
-
-DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
-"""What decoding one item can raise on bad input (a value nested too deep raises RecursionError)."""
-
-
-def first_invalid_utf8(data: Any) -> int | None:
-    """Byte offset of the first byte that is not valid UTF-8 (None when the text is valid), read in chunks."""
-    dec = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    step = 1 << 22
-    for start in range(0, len(view), step):
-        pending = len(dec.getstate()[0])  # bytes of an unfinished character carried from the chunk before
-        try:
-            dec.decode(view[start : start + step], final=start + step >= len(view))
-        except UnicodeDecodeError as exc:
-            return start - pending + exc.start
-    return None
-
-
-_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))  # fmt: skip
-
-
-def file_kind(mode: int) -> str | None:
-    """What a non-regular file is (None for a regular file)."""
-    if stat.S_ISREG(mode):
-        return None
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
-def is_regular(path: Path) -> bool:
-    """True for a regular file (following symlinks); never opens the file."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
-BOM = b"\xef\xbb\xbf"
-
-
-def read_bytes(path: Path) -> bytes | memoryview:
-    """The bytes of a regular file (a UTF-8 byte-order mark skipped); large files are memory-mapped (no copy, pages
-    shared with the OS cache). FIFOs, devices and sockets are refused with a :class:`LoadError`, never opened."""
-    try:
-        info = os.stat(path)
-        kind = file_kind(info.st_mode)
-        if kind is not None:
-            raise LoadError(str(path), None, f"{kind}, not a regular file: only regular files are read")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            if file_kind(info.st_mode) is not None:  # replaced between the two looks
-                raise LoadError(str(path), None, "not a regular file: only regular files are read")
-            if info.st_size < (1 << 20):
-                data: Any = f.read()
-            else:
-                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except OSError as exc:
-        raise LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}") from None
-    except MemoryError:
-        raise LoadError(str(path), None, memory_message(path)) from None
-    if len(data) >= 3 and data[:3] == BOM:
-        return memoryview(data)[3:]
-    return data
-
-
-def memory_message(path: Path) -> str:
-    try:
-        size = f"{os.stat(path).st_size / 1e6:,.0f} MB"
-    except OSError:
-        size = "size unknown"
-    return (f"not enough memory to decode this file ({size}); free memory, or ingest it once into a columnar "
-            "store (tauk ingest) and open that")  # fmt: skip
-
-
-def fingerprint(data: Any) -> str:
-    """A cheap content hash of what was read: the whole of a small file; for a large one its size, first and last
-    64 kB and 64 blocks of 4 kB spread evenly through it."""
-    view = memoryview(data)
-    n = len(view)
-    h = hashlib.blake2b(digest_size=16)
-    h.update(str(n).encode())
-    if n <= (1 << 20):
-        h.update(view)
-    else:
-        h.update(view[: 1 << 16])
-        h.update(view[n - (1 << 16) :])
-        for i in range(64):
-            at = (n - 4096) * i // 63
-            h.update(view[at : at + 4096])
-    return h.hexdigest()
 
 
 def remember(run: RunData, path: Path, data: Any) -> None:
@@ -250,106 +124,6 @@ def _version(has_index: bool, declared: Any) -> str:
     if declared is not None:
         return str(declared)
     return ">=1.0" if has_index else "<1.0"
-
-
-def parse_tool_calls_string(text: str) -> list[dict] | None:
-    """Parse a tool-calls list written as a Python repr (``"[{'id': ..., 'arguments': {...}}]"``) or JSON.
-
-    Only literals are accepted (``ast.literal_eval``, never ``eval``); returns None for ``"None"``/empty and raises
-    ValueError for anything that is not a list of dicts.
-    """
-    s = text.strip()
-    if s in ("", "None", "null", "[]"):
-        return None if s != "[]" else []
-    try:
-        value = msgspec.json.decode(s)
-    except msgspec.DecodeError:
-        try:
-            value = ast.literal_eval(s)
-        except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
-            raise ValueError(f"tool_calls string is neither JSON nor a Python literal: {exc}") from None
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise ValueError(f"tool_calls string does not hold a list of objects (got {type(value).__name__})")
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError) as exc:  # a set, bytes, complex, a non-string key ...
-        raise ValueError(f"tool_calls string holds a value JSON cannot represent: {exc}") from None
-    return value
-
-
-_FLOATS = ("agent_cost", "user_cost", "duration")
-_INTS = ("trial", "seed")
-
-
-def _where(run: RunData, src: Any, name: str) -> str:
-    if run.format == "taubench":
-        return f"$[{src}].{name}"
-    return f"$.simulations[{src}].{name}" if isinstance(src, int) else f"{src}: $.{name}"
-
-
-def _coerce(value: Any, integer: bool) -> tuple[Any, str | None]:
-    """(the number a value written as a string stands for, or None; what is wrong with it, or None)."""
-    text = value.strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return None, f"{value!r} is not a number"
-    if integer:
-        if not math.isfinite(number) or number != int(number):
-            return None, f"{value!r} is not an integer"
-        return int(number), None
-    if not math.isfinite(number):
-        return None, "nan"
-    return number, None
-
-
-def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
-    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers; one that is not a number (``"abc"``,
-    ``"$0.05"``) or not an integer where one belongs (a trial ``"1.9"``) raises a :class:`LoadError` naming its
-    place under strict loading, else becomes null with a report entry. ``"nan"``/``"inf"`` costs and durations
-    become null (left out of the means) and are counted in the report."""
-    items = run.tb_records if run.format == "taubench" else run.simulations
-    fields = (("trial", True),) if run.format == "taubench" else (*((f, False) for f in _FLOATS),
-                                                                      *((f, True) for f in _INTS))  # fmt: skip
-    non_finite: list[str] = []
-    for item, src in zip(items, run.sim_sources):
-        for name, integer in fields:
-            value = getattr(item, name)
-            if type(value) is not str:
-                continue
-            number, problem = _coerce(value, integer)
-            setattr(item, name, number)
-            if problem == "nan":
-                non_finite.append(_where(run, src, name))
-            elif problem is not None:
-                where = _where(run, src, name)
-                if strict:
-                    raise LoadError(str(run.path), where, problem)
-                report.add(str(run.path), where, "invalid_number", f"{problem}; read as null")
-                warnings.warn(f"{run.path} at {where}: {problem}; read as null", LoadWarning, stacklevel=5)
-    if non_finite:
-        msg = f"{len(non_finite)} value(s) written as NaN or infinity read as null (left out of the means)"
-        report.add(str(run.path), non_finite[0], "non_finite_number", msg)
-        warnings.warn(f"{run.path}: {msg}, first at {non_finite[0]}", LoadWarning, stacklevel=5)
-
-
-def _check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
-    seen: dict[str, int] = {}
-    keep_sims, keep_src = [], []
-    for i, sim in enumerate(run.simulations):
-        sid = str(sim.id)
-        src = run.sim_sources[i]
-        if sid in seen:
-            where = f"$.simulations[{src}].id" if isinstance(src, int) else f"{src}: $.id"
-            msg = f"duplicate simulation id {sid!r} (first at simulations[{seen[sid]}])"
-            if strict:
-                raise LoadError(str(run.path), where, msg)
-            report.add(str(run.path), where, "duplicate_simulation_id", msg + "; later copy skipped", skipped=1)
-            continue
-        seen[sid] = i
-        keep_sims.append(sim)
-        keep_src.append(src)
-    run.simulations, run.sim_sources = keep_sims, keep_src
 
 
 def decode_each(path: Path, raws: list[Any], dec: msgspec.json.Decoder, prefix: str, what: str,
@@ -430,8 +204,8 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     if not run.simulations:
         report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
     check_numbers(run, strict, report)
-    _check_duplicates(run, strict, report)
-    _check_stringified(run, strict, report)
+    check_duplicates(run, strict, report)
+    check_stringified(run, strict, report)
     return run
 
 
@@ -446,34 +220,6 @@ def _top_without_simulations(path: Path, data: Any, spans: list[tuple[int, int]]
         return _RAW.decode(head + tail)
     except DECODE_ERRORS:
         raise _raise(path, exc, data=data) from None
-
-
-def _check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
-    """Tool calls written as a string (a Python repr): count them, and check that each parses as a literal."""
-    null = S.NULL
-    n = 0
-    for sim, src in zip(run.simulations, run.sim_sources):
-        for j, tc in enumerate([m.tool_calls for m in sim.messages or ()]):
-            if tc == null or not len(tc) or memoryview(tc)[0] != 0x22:  # '"': a string where a list belongs
-                continue
-            n += 1
-            try:
-                parse_tool_calls_string(msgspec.json.decode(tc, type=str))
-            except ValueError as exc:
-                where = f"$.simulations[{src}].messages[{j}].tool_calls"
-                if strict:
-                    raise LoadError(str(run.path), where, str(exc)) from None
-                report.add(str(run.path), where, "unparsable_tool_calls", f"{exc}; these tool calls are skipped")
-                warnings.warn(f"{run.path} at {where}: {exc}; these tool calls are skipped", LoadWarning,
-                              stacklevel=5)  # fmt: skip
-    if n:
-        run.stringified_tool_calls = True
-        msg = (
-            f"{n} message(s) carry tool_calls as a string (Python repr); parsed as literals, never evaluated; "
-            "string 'None' contents read as null"
-        )
-        report.add(str(run.path), "$.simulations[*].messages[*].tool_calls", "stringified_tool_calls", msg)
-        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
 
 
 def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
@@ -538,7 +284,7 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     if not sims:
         report.add(str(path), "simulations/", "zero_simulations", "the directory holds no simulation files")
     check_numbers(run, strict, report)
-    _check_duplicates(run, strict, report)
+    check_duplicates(run, strict, report)
     return run
 
 

@@ -83,7 +83,7 @@ def run_setup(run: RunData, domain: str | None, agent_impl: str | None, user_imp
     >>> from tauk.io.read import read_source
     >>> run = read_source(Path("data/baseline_retail.json"), True, LoadReport())
     >>> run_setup(run, "retail", "llm_agent", "user_simulator", "gpt-4.1")
-    'retail/normal/gpt-4.1/DB×COMMUNICATE'
+    'retail/normal/gpt-4.1/DB×ACTION×COMMUNICATE, DB×COMMUNICATE'
     """
     if "solo" in (agent_impl or "") or user_impl == "dummy_user":
         mode = "solo"

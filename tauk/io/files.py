@@ -1,0 +1,183 @@
+"""Reading files safely: only regular files, a byte-order mark skipped, large files memory-mapped; decoding with a
+bounded nesting depth; errors located (byte offsets, invalid UTF-8, nesting too deep) and content fingerprints."""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import hashlib
+import mmap
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tauk.errors import LoadError
+from tauk.io.scan import MAX_DEPTH, first_deeper_than
+
+__all__ = [
+    "BOM",
+    "DECODE_ERRORS",
+    "bounded_nesting",
+    "error_location",
+    "file_kind",
+    "fingerprint",
+    "first_invalid_utf8",
+    "is_regular",
+    "memory_message",
+    "read_bytes",
+]
+
+_LOC = re.compile(r"^(.*?)(?: - at `(\$[^`]*)`)?$", re.S)
+_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def _at_byte(prefix: str, offset: int, base: int | None) -> str:
+    """A location naming a byte: absolute when the item's start in the file is known (or the item is the file)."""
+    if prefix == "$" or base is not None:
+        where = f"byte {(base or 0) + offset}"
+        return where if prefix == "$" else f"{prefix} ({where})"
+    return f"{prefix}, byte {offset} of it"
+
+
+def error_location(exc: Exception, prefix: str = "$", data: Any = None, base: int | None = None
+                  ) -> tuple[str | None, str]:  # fmt: skip
+    """Split a decoding error into (location, message). ``data``: the bytes that failed to decode (the file, or
+    one item of it starting at byte ``base`` of the file when known), to locate what the decoder does not."""
+    text = str(exc)
+    if isinstance(exc, RecursionError):
+        hit = first_deeper_than(data, MAX_DEPTH) if data is not None else None
+        where = _at_byte(prefix, hit[0], base) if hit else prefix
+        return where, f"nested deeper than {MAX_DEPTH} levels (the decoder cannot follow it)"
+    if not isinstance(exc, msgspec.ValidationError):  # malformed or truncated JSON: a byte offset
+        m = _BYTE.search(text)
+        if m:
+            return _at_byte(prefix, int(m.group(1)), base), text
+        if "UTF-8" in text and data is not None:
+            bad = first_invalid_utf8(data)
+            if bad is not None:
+                return _at_byte(prefix, bad, base), "invalid UTF-8 (not a UTF-8 text file, or a corrupted byte)"
+        return ("end of file" if prefix == "$" else prefix), text
+    m2 = _LOC.match(text)
+    msg, loc = (m2.group(1), m2.group(2)) if m2 else (text, None)
+    if loc is not None and prefix != "$":
+        loc = prefix + loc[1:]
+    return loc or (prefix if prefix != "$" else None), msg
+
+
+def _raise(path: Path, exc: Exception, prefix: str = "$", data: Any = None, base: int | None = None) -> LoadError:
+    loc, msg = error_location(exc, prefix, data, base)
+    return LoadError(str(path), loc, msg)
+
+
+@contextlib.contextmanager
+def bounded_nesting(levels: int = MAX_DEPTH + 64) -> Iterator[None]:
+    """Decode with at most about ``levels`` levels of nesting whatever the interpreter's recursion limit (the
+    decoder recurses once per level; a raised limit would let a deeply nested file overflow the C stack)."""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(min(old, depth + levels))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
+"""What decoding one item can raise on bad input (a value nested too deep raises RecursionError)."""
+
+
+def first_invalid_utf8(data: Any) -> int | None:
+    """Byte offset of the first byte that is not valid UTF-8 (None when the text is valid), read in chunks."""
+    dec = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    step = 1 << 22
+    for start in range(0, len(view), step):
+        pending = len(dec.getstate()[0])  # bytes of an unfinished character carried from the chunk before
+        try:
+            dec.decode(view[start : start + step], final=start + step >= len(view))
+        except UnicodeDecodeError as exc:
+            return start - pending + exc.start
+    return None
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))  # fmt: skip
+
+
+def file_kind(mode: int) -> str | None:
+    """What a non-regular file is (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def is_regular(path: Path) -> bool:
+    """True for a regular file (following symlinks); never opens the file."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def read_bytes(path: Path) -> bytes | memoryview:
+    """The bytes of a regular file (a UTF-8 byte-order mark skipped); large files are memory-mapped (no copy, pages
+    shared with the OS cache). FIFOs, devices and sockets are refused with a :class:`LoadError`, never opened."""
+    try:
+        info = os.stat(path)
+        kind = file_kind(info.st_mode)
+        if kind is not None:
+            raise LoadError(str(path), None, f"{kind}, not a regular file: only regular files are read")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if file_kind(info.st_mode) is not None:  # replaced between the two looks
+                raise LoadError(str(path), None, "not a regular file: only regular files are read")
+            if info.st_size < (1 << 20):
+                data: Any = f.read()
+            else:
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}") from None
+    except MemoryError:
+        raise LoadError(str(path), None, memory_message(path)) from None
+    if len(data) >= 3 and data[:3] == BOM:
+        return memoryview(data)[3:]
+    return data
+
+
+def memory_message(path: Path) -> str:
+    try:
+        size = f"{os.stat(path).st_size / 1e6:,.0f} MB"
+    except OSError:
+        size = "size unknown"
+    return (f"not enough memory to decode this file ({size}); free memory, or ingest it once into a columnar "
+            "store (tauk ingest) and open that")  # fmt: skip
+
+
+def fingerprint(data: Any) -> str:
+    """A cheap content hash of what was read: the whole of a small file; for a large one its size, first and last
+    64 kB and 64 blocks of 4 kB spread evenly through it."""
+    view = memoryview(data)
+    n = len(view)
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(n).encode())
+    if n <= (1 << 20):
+        h.update(view)
+    else:
+        h.update(view[: 1 << 16])
+        h.update(view[n - (1 << 16) :])
+        for i in range(64):
+            at = (n - 4096) * i // 63
+            h.update(view[at : at + 4096])
+    return h.hexdigest()
