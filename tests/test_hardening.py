@@ -9,6 +9,7 @@ import shutil
 import warnings
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import tauk
@@ -317,3 +318,26 @@ def test_cli_lenient_prints_the_report_not_a_pointer(tmp_path, capsys):
     assert main(["summary", str(p), "--lenient", "--format", "csv"]) == 0
     err = capsys.readouterr().err
     assert "invalid_number" in err and "Results.report" not in err
+
+
+# ---- a reward basis naming a component that does not exist ------------------------------------------------------
+def test_unknown_component_costs_only_its_tasks(tmp_path):
+    doc = _doc()
+    target = doc["tasks"][2]
+    target["evaluation_criteria"]["reward_basis"] = ["DB", "COMMUNICATE", "VIBES"]
+    tid = str(target["id"])
+    for s in doc["simulations"]:
+        if str(s["task_id"]) == tid and s.get("reward_info"):
+            s["reward_info"]["reward_basis"] = None
+    p = _write(tmp_path / "basis.json", doc)
+    with pytest.raises(tauk.EvaluationError, match=rf"task\(s\) {tid} \(VIBES\)"):
+        tauk.score(tauk.load(p))
+    res = _lenient(p)
+    with pytest.warns(tauk.LoadWarning, match="does not exist"):
+        scored = tauk.score(res)
+    hit = scored.filter(pl.col("task_id") == tid)
+    assert hit.height and hit["score_reward"].null_count() == hit.height
+    assert set(hit["failure"]) == {"unknown_component:VIBES"}
+    rest = scored.filter(pl.col("task_id") != tid)
+    assert rest["score_reward"].null_count() == 0
+    assert res.report.counts().get("unknown_component") == hit.height

@@ -18,7 +18,7 @@ import polars as pl
 
 from tauk._compat import keyword_options
 from tauk.conventions import COMPONENTS, NORMAL_ENDINGS, SUCCESS_TOL
-from tauk.errors import EvaluationError
+from tauk.errors import EvaluationError, LoadWarning
 from tauk.scoring._evaluation import COLUMN, ENV, EVALUATED, EVALUATION_TYPES, IGNORE_BASIS_ALWAYS
 from tauk.scoring._prepare import Prepared, norm_basis
 from tauk.scoring._tasks import DEFAULT_BASIS
@@ -42,12 +42,41 @@ def _recorded(tr: pl.DataFrame, name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Float64) if name in tr.columns else pl.lit(None, pl.Float64)
 
 
+def _unknown_components(frame: pl.DataFrame, strict: bool, report: Any) -> pl.DataFrame:
+    """A reward basis naming a component that does not exist (a typo, a newer release's component) concerns its own
+    tasks only: an :class:`EvaluationError` naming them under strict loading, else those simulations get a null
+    reward, ``failure = "unknown_component:<NAME>"``, a warning and a load-report entry."""
+    names = pl.col("score_basis").list.eval(pl.element().filter(~pl.element().is_in(list(COMPONENTS))))
+    flagged = frame.with_columns(_unknown=pl.when(pl.col("_unsafe")).then(names))
+    bad = flagged.filter(pl.col("_unknown").list.len().fill_null(0) > 0)
+    if bad.height == 0:
+        return frame
+    pairs = bad.select("task_id", name=pl.col("_unknown").list.first()).unique().sort("name", "task_id")
+    tasks = ", ".join(f"{r['task_id']} ({r['name']})" for r in pairs.head(10).iter_rows(named=True))
+    msg = (f"the reward basis of task(s) {tasks}{' …' if pairs.height > 10 else ''} names a component that does "
+           f"not exist (known: {', '.join(COMPONENTS)})")  # fmt: skip
+    if strict:
+        raise EvaluationError(msg + "; load with strict=False to score the other tasks and report these")
+    hit = pl.col("_unknown").list.len().fill_null(0) > 0
+    frame = flagged.with_columns(
+        score_reward=pl.when(hit).then(None).otherwise(pl.col("score_reward")),
+        failure=pl.when(hit).then(pl.lit("unknown_component:") + pl.col("_unknown").list.first())
+        .otherwise(pl.col("failure")),
+        _unsafe=pl.col("_unsafe") & ~hit,
+    ).drop("_unknown")
+    if report is not None and hasattr(report, "add"):
+        report.add("<scoring>", None, "unknown_component", msg + f"; {bad.height} simulation(s) not scored",
+                   skipped=bad.height)  # fmt: skip
+    warnings.warn(msg + f"; {bad.height} simulation(s) get a null reward", LoadWarning, stacklevel=5)
+    return frame
+
+
 def _check_safety(frame: pl.DataFrame, evaluation: str) -> None:
     """Raise if a simulation that reaches the product has a basis naming a component the type doesn't evaluate."""
     allowed = sorted(EVALUATED[evaluation])
     bad = (
         frame.lazy()
-        .filter((pl.col("gate") == 1.0) & pl.col("has_criteria"))
+        .filter((pl.col("gate") == 1.0) & pl.col("has_criteria") & pl.col("_unsafe"))
         .select("task_id", _b=pl.col("score_basis"))
         .explode("_b")
         .filter(pl.col("_b").is_not_null() & ~pl.col("_b").is_in(allowed))
@@ -71,13 +100,14 @@ def _check_safety(frame: pl.DataFrame, evaluation: str) -> None:
     )
 
 
-@keyword_options(("results", "evaluation", "reward_basis", "tasks"))
+@keyword_options(("results", "evaluation", "reward_basis", "tasks", "strict"))
 def score(
     results: Any,
     *,
     evaluation: str = "all",
     reward_basis: Sequence[str] | None = None,
     tasks: Any = None,
+    strict: bool | None = None,
 ) -> pl.DataFrame:
     """Score every simulation: the trials frame plus one column per reward component and the reward.
 
@@ -133,12 +163,15 @@ def score(
     if evaluation not in EVALUATED:
         raise EvaluationError(f"unknown evaluation type {evaluation!r}; expected one of {', '.join(EVALUATION_TYPES)}")
     if callable(getattr(results, "partitions", None)) and not isinstance(results, Mapping):
-        return _score_parts(results, evaluation, reward_basis, tasks)
+        return _score_parts(results, evaluation, reward_basis, tasks, strict)
     prep = Prepared.build(results, tasks)
-    return _score_prepared(prep, evaluation, reward_basis)
+    if strict is None:  # the load's own rule
+        strict = bool(getattr(results, "_strict", True))
+    return _score_prepared(prep, evaluation, reward_basis, strict, getattr(results, "report", None))
 
 
-def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str] | None) -> pl.DataFrame:
+def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str] | None, strict: bool = True,
+                    report: Any = None) -> pl.DataFrame:  # fmt: skip
     tr = prep.trials
     original = [c for c in prep.src.trials.columns]
     rec = prep.recomputed()
@@ -260,6 +293,7 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     )
     tr = tr.collect()
     if tr.get_column("_unsafe").any():  # duplicated or null names land here too: the check tells them apart
+        tr = _unknown_components(tr, strict, report)
         _check_safety(tr, evaluation)
     if prep.regrade:
         missing_ids = tr.filter(~pl.col("task_defined")).get_column("task_id").unique().sort().to_list()
@@ -286,7 +320,8 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     return kept.hstack([tr.get_column(c) for c in added])
 
 
-def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | None, tasks: Any) -> pl.DataFrame:
+def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | None, tasks: Any,
+                 strict: bool | None = None) -> pl.DataFrame:  # fmt: skip
     """Score a store part by part (whole simulations each: one part's messages in memory at a time)."""
     parts = results.partitions()
     n = results.n_partitions() if callable(getattr(results, "n_partitions", None)) else None
@@ -298,7 +333,8 @@ def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | No
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for part in parts:
-            out.append(score(part, evaluation=evaluation, reward_basis=reward_basis, tasks=tasks))
+            out.append(score(part, evaluation=evaluation, reward_basis=reward_basis, tasks=tasks,
+                             strict=True if strict is None else strict))  # fmt: skip
     for w in caught:  # once each, however many parts raised it
         if (w.category, str(w.message)) not in seen:
             seen.add((w.category, str(w.message)))
