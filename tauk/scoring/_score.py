@@ -42,7 +42,7 @@ def _recorded(tr: pl.DataFrame, name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Float64) if name in tr.columns else pl.lit(None, pl.Float64)
 
 
-def _unknown_components(frame: pl.DataFrame, strict: bool, report: Any) -> pl.DataFrame:
+def _unknown_components(frame: pl.DataFrame, evaluation: str, strict: bool, report: Any) -> pl.DataFrame:
     """A reward basis naming a component that does not exist (a typo, a newer release's component) concerns its own
     tasks only: an :class:`EvaluationError` naming them under strict loading, else those simulations get a null
     reward, ``failure = "unknown_component:<NAME>"``, a warning and a load-report entry."""
@@ -52,9 +52,12 @@ def _unknown_components(frame: pl.DataFrame, strict: bool, report: Any) -> pl.Da
     if bad.height == 0:
         return frame
     pairs = bad.select("task_id", name=pl.col("_unknown").list.first()).unique().sort("name", "task_id")
-    tasks = ", ".join(f"{r['task_id']} ({r['name']})" for r in pairs.head(10).iter_rows(named=True))
-    msg = (f"the reward basis of task(s) {tasks}{' …' if pairs.height > 10 else ''} names a component that does "
-           f"not exist (known: {', '.join(COMPONENTS)})")  # fmt: skip
+    parts = []
+    for name, grp in pairs.group_by("name", maintain_order=True):
+        ids = grp["task_id"].to_list()
+        parts.append(f"{name[0]} (task {', '.join(map(str, ids[:10]))}{' …' if len(ids) > 10 else ''})")
+    msg = (f"the reward basis names a component that does not exist: {'; '.join(parts)}; evaluation={evaluation!r} "
+           f"cannot score it (known components: {', '.join(COMPONENTS)})")  # fmt: skip
     if strict:
         raise EvaluationError(msg + "; load with strict=False to score the other tasks and report these")
     hit = pl.col("_unknown").list.len().fill_null(0) > 0
@@ -293,7 +296,7 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     )
     tr = tr.collect()
     if tr.get_column("_unsafe").any():  # duplicated or null names land here too: the check tells them apart
-        tr = _unknown_components(tr, strict, report)
+        tr = _unknown_components(tr, evaluation, strict, report)
         _check_safety(tr, evaluation)
     if prep.regrade:
         missing_ids = tr.filter(~pl.col("task_defined")).get_column("task_id").unique().sort().to_list()
