@@ -11,11 +11,12 @@ from tauk.scoring._evaluation import COMPONENTS, EVALUATION_TYPES
 from tauk.scoring._explain import action_checks, communicate_checks
 from tauk.scoring._score import RegradeWarning, score
 from tauk.scoring._tasks import read_tasks_file, task_frames
-from tauk.scoring.audit import Audit, audit
+from tauk.scoring.audit import Audit, audit, audit_scored
 
 __all__ = [
     "Audit",
     "audit",
+    "audit_scored",
     "COMPONENTS",
     "EVALUATION_TYPES",
     "RegradeWarning",

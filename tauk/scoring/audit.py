@@ -163,7 +163,20 @@ def audit(results: Any, *, tasks: Any = None) -> Audit:
     >>> a.ok, a.totals()
     (True, {'n_checked': 600, 'communicate_mismatch': 0, 'action_mismatch': 0, 'reward_mismatch': 0})
     """
-    s = score(results, evaluation="all", tasks=tasks)
+    return audit_scored(score(results, evaluation="all", tasks=tasks), getattr(results, "runs", None))
+
+
+def audit_scored(s: pl.DataFrame, runs: pl.DataFrame | None = None) -> Audit:
+    """The audit of an already scored frame (``tauk.score(..., evaluation="all")``, e.g. scored part by part on a
+    cluster); ``runs`` names the runs (their ``source``).
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data/baseline_airline.json")
+    >>> audit_scored(tauk.score(res), res.runs).totals() == tauk.audit(res).totals()
+    True
+    """
     rc = _breakdown(s, "COMMUNICATE", "recorded_communicate")
     ra = _breakdown(s, "ACTION", "recorded_action")
     diag_c = pl.col("recorded_communicate") if "recorded_communicate" in s.columns else pl.lit(None, pl.Float64)
@@ -202,7 +215,6 @@ def audit(results: Any, *, tasks: Any = None) -> Audit:
         action_diagnostic_mismatch=pl.col("_ad_mm").sum(),
         n_not_recomputable=(pl.col("score_reward").is_null() | ~comm_ok.fill_null(False)).sum(),
     )
-    runs = getattr(results, "runs", None)
     if isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         src = pl.col("source") if "source" in runs.columns else pl.col("run_id")
         base = runs.select("run_id", run=src.cast(pl.String))
