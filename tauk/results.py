@@ -13,8 +13,9 @@ import polars as pl
 
 from tauk.errors import LoadReport, LoadWarning, TaukError
 from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
+from tauk.io.frames.messages import iter_messages
 from tauk.io.load import Inputs, read_inputs
-from tauk.io.read import RunData, bounded_nesting
+from tauk.io.read import RunData, bounded_nesting, release
 
 __all__ = ["Results", "load"]
 
@@ -95,9 +96,12 @@ class Results:
     def trials(self) -> pl.DataFrame:
         """One row per simulation, with the recorded reward and components."""
         runs = self.runs
-        return build_trials(
+        trials = build_trials(
             self._runs, self._run_ids, self._agents, runs["user_model"].to_list(), runs["num_trials"].to_list()
         )
+        for run in self._runs:  # counting the tool calls touched the file again: its pages need not stay resident
+            release(run.buffer)
+        return trials
 
     @cached_property
     def _tasks_pair(self) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -113,21 +117,32 @@ class Results:
         """One row per gold action of each task."""
         return self._tasks_pair[1]
 
-    @cached_property
-    def _messages_pair(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        # message bodies are decoded only now, under the load's strictness; what a non-strict load skips here is
-        # reported and warned about as at load time
+    def _decode_messages(self, columns: Sequence[str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+        # message bodies are decoded only now, under the load's strictness, a batch of simulations at a time; what
+        # a non-strict load skips here is reported and warned about as at load time
         seen = len(self.report.issues)
+        messages, calls = [], []
         with bounded_nesting():
-            pair = build_messages(self._runs, self._run_ids, self.report, progress=len(self._runs) > 8,
-                                  strict=self._strict)  # fmt: skip
+            for _, m, c in iter_messages(self._runs, self._run_ids, self.report, strict=self._strict,
+                                         progress=len(self._runs) > 8):  # fmt: skip
+                messages.append(m if columns is None else m.select(columns))
+                calls.append(c)
         found = self.report.issues[seen:]
         if found:
             warnings.warn(
                 f"messages skipped: {len(found)} simulation(s), first {found[0]} (see Results.report)",
                 LoadWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
+        if not messages:
+            empty = build_messages([], [], self.report)
+            return (empty[0] if columns is None else empty[0].select(columns)), empty[1]
+        return pl.concat(messages, rechunk=False), pl.concat(calls, rechunk=False)
+
+    @cached_property
+    def _messages_pair(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        pair = self._decode_messages()
+        self.__dict__["_calls"] = pair[1]
         return pair
 
     @property
@@ -138,7 +153,19 @@ class Results:
     @property
     def tool_calls(self) -> pl.DataFrame:
         """One row per tool call, with its result and error flag."""
+        if "_calls" in self.__dict__:
+            return self.__dict__["_calls"]
         return self._messages_pair[1]
+
+    def message_columns(self, columns: Sequence[str]) -> pl.DataFrame:
+        """The ``messages`` frame with only ``columns``: without decoding it whole first when it is not built yet
+        (scoring reads a few columns of every message; the provider's ``raw_data`` is most of a file's bytes and
+        never needed there). The tool calls decoded on the way are kept for :attr:`tool_calls`."""
+        if "_messages_pair" in self.__dict__:
+            return self.messages.select(columns)
+        messages, calls = self._decode_messages(list(columns))
+        self.__dict__["_calls"] = calls
+        return messages
 
     # -- conveniences ---------------------------------------------------------------------------------------
     @property

@@ -29,7 +29,7 @@ def store(tmp_path_factory) -> Path:
 
 
 def test_scoring_and_audit_on_two_workers_equal_one_process(client, store):
-    from tauk.store.distributed import audit_distributed, score_distributed
+    from tauk.distributed import audit_distributed, score_distributed
 
     assert len(client.scheduler_info()["workers"]) == 2
     one = tauk.score(tauk.open(store)).sort("simulation_id")

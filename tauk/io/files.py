@@ -21,6 +21,7 @@ from tauk.errors import LoadError
 from tauk.io.scan import MAX_DEPTH, first_deeper_than
 
 __all__ = [
+    "release",
     "BOM",
     "DECODE_ERRORS",
     "bounded_nesting",
@@ -154,6 +155,16 @@ def read_bytes(path: Path) -> bytes | memoryview:
     if len(data) >= 3 and data[:3] == BOM:
         return memoryview(data)[3:]
     return data
+
+
+def release(data: Any) -> None:
+    """Let the OS drop the resident pages of a memory-mapped file (they are read again, from the page cache, when
+    touched): decoding a large file touches all of it once, and nothing needs it resident afterwards. A no-op for
+    bytes."""
+    target = data.obj if isinstance(data, memoryview) else data
+    if isinstance(target, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):
+            target.madvise(mmap.MADV_DONTNEED)
 
 
 def memory_message(path: Path) -> str:

@@ -29,6 +29,7 @@ from tauk.io.files import (
     is_regular,
     memory_message,
     read_bytes,
+    release,
 )
 from tauk.io.scan import array_elements
 
@@ -49,6 +50,7 @@ __all__ = [  # the file-level helpers are re-exported for the modules that read 
     "read_again",
     "read_bytes",
     "read_source",
+    "release",
     "remember",
 ]
 
@@ -72,6 +74,8 @@ class RunData:
     # what was read, file by file: (size, mtime_ns, fingerprint) — message bodies decoded later must come from
     # the same bytes (see :func:`read_again`)
     identity: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    # the bytes the light structs point into (their undecoded fields are views of it): released after use
+    buffer: Any = field(default=None, repr=False)
     # byte spans of the simulations (or τ-bench records) when the file could not be decoded whole
     spans: list[tuple[int, int]] | None = None
 
@@ -201,6 +205,7 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
         spans=spans,
     )
     remember(run, path, data)
+    run.buffer = data
     if not run.simulations:
         report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
     check_numbers(run, strict, report)
@@ -328,6 +333,7 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
         raise _raise(path, exc, data=data) from None
     run = RunData(path=path, format="taubench", format_version=None, tb_records=recs, sim_sources=srcs, spans=spans)
     remember(run, path, data)
+    run.buffer = data
     check_numbers(run, strict, report)
     recs, srcs = run.tb_records, run.sim_sources
     seen: dict[tuple, int] = {}
@@ -363,6 +369,8 @@ def _read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
         return _read_file(path, data, strict, report)
     except MemoryError:
         raise LoadError(str(path), None, memory_message(path)) from None
+    finally:
+        release(data)
 
 
 def _read_file(path: Path, data: Any, strict: bool, report: LoadReport) -> RunData:

@@ -26,6 +26,10 @@ READ_COLUMNS = (
 )
 
 
+MESSAGE_COLUMNS = ("run_id", "simulation_id", "message_idx", "role", "content", "n_tool_calls")
+"""The columns of ``messages`` scoring reads (COMMUNICATE and its explanations)."""
+
+
 class Frames:
     """Duck-typed access to the frames of a ``tauk.Results`` (or any object / mapping holding them).
 
@@ -58,6 +62,10 @@ class Frames:
 
     @cached_property
     def messages(self) -> pl.DataFrame:
+        """The messages, with only the columns scoring reads when the results can give just those."""
+        pick = getattr(self._r, "message_columns", None)
+        if callable(pick) and not isinstance(self._r, Mapping):
+            return pick(MESSAGE_COLUMNS)
         return self._get("messages")
 
     @cached_property

@@ -7,7 +7,7 @@ cannot be decoded raises :class:`tauk.LoadError` under strict loading, else is s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -16,6 +16,7 @@ import polars as pl
 from tauk.errors import LoadError, LoadReport
 from tauk.io import structs as S
 from tauk.io.columns import MESSAGES, TOOL_CALLS
+from tauk.io.files import release
 from tauk.io.frames._build import (
     canonical_json,
     new_columns,
@@ -27,7 +28,7 @@ from tauk.io.frames._build import (
 )
 from tauk.io.read import _TB_RAW, DECODE_ERRORS, RunData, error_location, parse_tool_calls_string, read_again
 
-__all__ = ["build_messages"]
+__all__ = ["BATCH", "build_messages", "iter_messages"]
 
 _FULL = S.decoder(S.FullResults)
 _FULL_RAW = S.decoder(S.FullRawResults)
@@ -45,42 +46,35 @@ def _unreadable_messages(report: LoadReport, strict: bool, path: object, locatio
     report.add(str(path), where, "invalid_messages", f"{what}; messages skipped", skipped=1)
 
 
-def _full_simulations(
-    run: RunData, report: LoadReport, strict: bool
-) -> list[tuple[str, list[S.Message] | None]]:
-    """(simulation_id, messages) for every kept simulation of a τ²-bench run."""
+def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterator[tuple[str, list[S.Message] | None]]:
+    """(simulation_id, messages) for every kept simulation of a τ²-bench run, decoded one simulation at a time
+    (the file's simulations are cut into raw views first, so no more than one is decoded at once)."""
     if run.format == "tau2-dir":
-        out = []
         for sim, src in zip(run.simulations, run.sim_sources):
             f = run.path / src
             try:
-                full = _FULL_SIM.decode(read_again(run, f))
-                out.append((str(sim.id), full.messages))
+                yield str(sim.id), _FULL_SIM.decode(read_again(run, f)).messages
             except DECODE_ERRORS as exc:
                 _unreadable_messages(report, strict, f, "$.messages", exc, read_again(run, f), None)
-                out.append((str(sim.id), None))
-        return out
+                yield str(sim.id), None
+        return
     data = read_again(run, run.path)
-    kept = list(zip(run.simulations, run.sim_sources))
-    try:
-        if run.spans is not None:
-            raise RecursionError  # known not to decode whole
-        full_sims = _FULL.decode(data).simulations or []
-        return [(str(sim.id), full_sims[i].messages) for sim, i in kept]
-    except DECODE_ERRORS:
-        if run.spans is not None:
-            raws = [memoryview(data)[a:b] for a, b in run.spans]
-        else:
+    if run.spans is not None:
+        raws: Sequence[Any] = [memoryview(data)[a:b] for a, b in run.spans]
+    else:
+        try:
             raws = _FULL_RAW.decode(data).simulations or []
-        out = []
-        for sim, i in kept:
-            try:
-                out.append((str(sim.id), _FULL_SIM.decode(raws[i]).messages))
-            except DECODE_ERRORS as exc:
-                base = run.spans[i][0] if run.spans is not None else None
-                _unreadable_messages(report, strict, run.path, f"$.simulations[{i}]", exc, raws[i], base)
-                out.append((str(sim.id), None))
-        return out
+        except DECODE_ERRORS:  # the light pass decoded it: a race with the file; read_again checked its identity
+            raws = []
+    for n, (sim, i) in enumerate(zip(run.simulations, run.sim_sources), start=1):
+        if n % 256 == 0:
+            release(data)  # the pages of the simulations already decoded need not stay resident
+        try:
+            yield str(sim.id), _FULL_SIM.decode(raws[i]).messages
+        except DECODE_ERRORS as exc:
+            base = run.spans[i][0] if run.spans is not None else None
+            _unreadable_messages(report, strict, run.path, f"$.simulations[{i}]", exc, raws[i], base)
+            yield str(sim.id), None
 
 
 def _args_text(args: Any) -> str:
@@ -115,10 +109,48 @@ def _err(v: Any) -> bool | None:
     return str(v).strip().lower() in ("true", "1", "yes")
 
 
+BATCH = 2000
+"""Simulations whose messages are turned into frames at a time (bounds the Python objects alive at once)."""
+
+
+def iter_messages(runs: Sequence[RunData], run_ids: Sequence[str], report: LoadReport, *, strict: bool = True,
+                  batch: int = BATCH, progress: bool = False) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
+    """``(run_id, messages, tool_calls)`` frames, ``batch`` simulations at a time, run by run (every batch holds
+    whole simulations, in file order). Memory stays near the file plus one batch of decoded objects.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from tauk.io.read import read_source
+    >>> run = read_source(Path("data/baseline_retail.json"), True, LoadReport())
+    >>> [m["simulation_id"].n_unique() for _, m, _ in iter_messages([run], ["r"], LoadReport(), batch=40)]
+    [40, 40, 20]
+    """
+    from tqdm.auto import tqdm
+
+    it: Any = zip(runs, run_ids)
+    if progress and len(runs) > 1:
+        it = tqdm(list(it), desc="messages", unit="file")
+    for run, rid in it:
+        cols = [new_columns(MESSAGES), new_columns(TOOL_CALLS)]
+        n = 0
+        rows = _taubench_rows(cols, run, rid, report, strict) if run.format == "taubench" else \
+            _tau2_rows(cols, run, rid, report, strict)  # fmt: skip
+        for _ in rows:
+            n += 1
+            if n == batch:
+                yield rid, to_frame(cols[0], MESSAGES), to_frame(cols[1], TOOL_CALLS)
+                cols[0], cols[1] = new_columns(MESSAGES), new_columns(TOOL_CALLS)
+                n = 0
+        if n:
+            yield rid, to_frame(cols[0], MESSAGES), to_frame(cols[1], TOOL_CALLS)
+
+
 def build_messages(
     runs: Sequence[RunData], run_ids: Sequence[str], report: LoadReport, progress: bool = False, strict: bool = True
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The ``messages`` and ``tool_calls`` frames (decoding every message body).
+    """The ``messages`` and ``tool_calls`` frames (decoding every message body, :data:`BATCH` simulations at a
+    time: see :func:`iter_messages`).
 
     Parameters
     ----------
@@ -147,83 +179,86 @@ def build_messages(
     >>> messages.columns[:4], calls["parsed_from_string"].any()
     (['run_id', 'simulation_id', 'message_idx', 'role'], False)
     """
-    from tqdm.auto import tqdm
+    parts = list(iter_messages(runs, run_ids, report, strict=strict, progress=progress))
+    if not parts:
+        return to_frame(new_columns(MESSAGES), MESSAGES), to_frame(new_columns(TOOL_CALLS), TOOL_CALLS)
+    messages = pl.concat([m for _, m, _ in parts], rechunk=False)
+    calls = pl.concat([c for _, _, c in parts], rechunk=False)
+    return messages, calls
 
-    message_cols, call_cols = new_columns(MESSAGES), new_columns(TOOL_CALLS)
-    it = zip(runs, run_ids)
-    if progress and len(runs) > 1:
-        it = tqdm(list(it), desc="messages", unit="file")
-    for run, rid in it:
-        if run.format == "taubench":
-            _taubench_messages(message_cols, call_cols, run, rid, report, strict)
+
+def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: LoadReport, strict: bool) -> Iterator[None]:
+    """Append one τ²-bench simulation's messages and tool calls to ``cols`` (the current batch), then yield."""
+    repair_none = run.stringified_tool_calls
+    for sid, messages in _full_simulations(run, report, strict):
+        if not messages:
+            yield
             continue
-        repair_none = run.stringified_tool_calls
-        for sid, messages in _full_simulations(run, report, strict):
-            if not messages:
-                continue
-            results: dict[str, tuple[str | None, bool | None]] = {}
-            for msg in messages:
-                if msg.role == "tool" and msg.id is not None and msg.id not in results:
-                    results[msg.id] = (msg.content, _err(msg.error))
-            call_idx = 0
-            for i, msg in enumerate(messages):
-                content = msg.content
-                if repair_none and content == "None":
-                    content = None
-                calls, from_str = _tool_call_dicts(msg.tool_calls)
-                message_cols["run_id"].append(rid)
-                message_cols["simulation_id"].append(sid)
-                message_cols["message_idx"].append(i)
-                message_cols["role"].append(msg.role)
-                message_cols["content"].append(content)
-                message_cols["turn_idx"].append(to_int(msg.turn_idx))
-                message_cols["timestamp"].append(msg.timestamp)
-                message_cols["cost"].append(to_float(msg.cost))
-                message_cols["n_tool_calls"].append(len(calls))
-                message_cols["tool_call_id"].append(msg.id if msg.role == "tool" else None)
-                message_cols["requestor"].append(msg.requestor)
-                message_cols["is_error"].append(_err(msg.error) if msg.role == "tool" else None)
-                message_cols["usage"].append(raw_text(msg.usage))
-                message_cols["raw_data"].append(raw_text(msg.raw_data))
-                for call in calls:
-                    res = results.get(call["id"]) if call["id"] is not None else None
-                    call_cols["run_id"].append(rid)
-                    call_cols["simulation_id"].append(sid)
-                    call_cols["message_idx"].append(i)
-                    call_cols["call_idx"].append(call_idx)
-                    call_cols["tool_call_id"].append(call["id"])
-                    call_cols["name"].append(call["name"])
-                    call_cols["arguments"].append(_args_text(call["arguments"]))
-                    call_cols["requestor"].append(call["requestor"])
-                    call_cols["role"].append(msg.role)
-                    call_cols["result"].append(res[0] if res else None)
-                    call_cols["is_error"].append(res[1] if res else None)
-                    call_cols["parsed_from_string"].append(from_str)
-                    call_idx += 1
-    return to_frame(message_cols, MESSAGES), to_frame(call_cols, TOOL_CALLS)
+        message_cols, call_cols = cols
+        results: dict[str, tuple[str | None, bool | None]] = {}
+        for msg in messages:
+            if msg.role == "tool" and msg.id is not None and msg.id not in results:
+                results[msg.id] = (msg.content, _err(msg.error))
+        call_idx = 0
+        for i, msg in enumerate(messages):
+            content = msg.content
+            if repair_none and content == "None":
+                content = None
+            calls, from_str = _tool_call_dicts(msg.tool_calls)
+            message_cols["run_id"].append(rid)
+            message_cols["simulation_id"].append(sid)
+            message_cols["message_idx"].append(i)
+            message_cols["role"].append(msg.role)
+            message_cols["content"].append(content)
+            message_cols["turn_idx"].append(to_int(msg.turn_idx))
+            message_cols["timestamp"].append(msg.timestamp)
+            message_cols["cost"].append(to_float(msg.cost))
+            message_cols["n_tool_calls"].append(len(calls))
+            message_cols["tool_call_id"].append(msg.id if msg.role == "tool" else None)
+            message_cols["requestor"].append(msg.requestor)
+            message_cols["is_error"].append(_err(msg.error) if msg.role == "tool" else None)
+            message_cols["usage"].append(raw_text(msg.usage))
+            message_cols["raw_data"].append(raw_text(msg.raw_data))
+            for call in calls:
+                res = results.get(call["id"]) if call["id"] is not None else None
+                call_cols["run_id"].append(rid)
+                call_cols["simulation_id"].append(sid)
+                call_cols["message_idx"].append(i)
+                call_cols["call_idx"].append(call_idx)
+                call_cols["tool_call_id"].append(call["id"])
+                call_cols["name"].append(call["name"])
+                call_cols["arguments"].append(_args_text(call["arguments"]))
+                call_cols["requestor"].append(call["requestor"])
+                call_cols["role"].append(msg.role)
+                call_cols["result"].append(res[0] if res else None)
+                call_cols["is_error"].append(res[1] if res else None)
+                call_cols["parsed_from_string"].append(from_str)
+                call_idx += 1
+        yield
 
 
-def _taubench_messages(message_cols: dict[str, list], call_cols: dict[str, list], run: RunData, rid: str,
-                       report: LoadReport, strict: bool) -> None:  # fmt: skip
+def _taubench_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: LoadReport,
+                   strict: bool) -> Iterator[None]:  # fmt: skip
+    """Append one τ-bench record's messages and tool calls to ``cols`` (the current batch), then yield."""
     data = read_again(run, run.path)
-    try:
-        if run.spans is not None:
-            raise RecursionError  # known not to decode whole
-        recs = _TB_FULL.decode(data)
-    except DECODE_ERRORS:
-        if run.spans is not None:
-            recs = [memoryview(data)[a:b] for a, b in run.spans]
-        else:
+    if run.spans is not None:
+        recs: Sequence[Any] = [memoryview(data)[a:b] for a, b in run.spans]
+    else:
+        try:
             recs = _TB_RAW.decode(data)
-    for pos in run.sim_sources:
-        r = recs[pos]
-        if not isinstance(r, S.TBFullRecord):
-            try:
-                r = _TB_FULL_REC.decode(r)
-            except DECODE_ERRORS as exc:
-                base = run.spans[pos][0] if run.spans is not None else None
-                _unreadable_messages(report, strict, run.path, f"$[{pos}]", exc, r, base)
-                continue
+        except DECODE_ERRORS:
+            recs = []
+    for n, pos in enumerate(run.sim_sources, start=1):
+        if n % 256 == 0:
+            release(data)
+        try:
+            r = _TB_FULL_REC.decode(recs[pos])
+        except DECODE_ERRORS as exc:
+            base = run.spans[pos][0] if run.spans is not None else None
+            _unreadable_messages(report, strict, run.path, f"$[{pos}]", exc, recs[pos], base)
+            yield
+            continue
+        message_cols, call_cols = cols
         sid = taubench_simulation_id(r.task_id, r.trial, pos)
         traj = r.traj or []
         results = {msg.tool_call_id: msg.content for msg in traj if msg.role == "tool" and msg.tool_call_id}
@@ -258,3 +293,4 @@ def _taubench_messages(message_cols: dict[str, list], call_cols: dict[str, list]
                 call_cols["is_error"].append(None)
                 call_cols["parsed_from_string"].append(False)
                 call_idx += 1
+        yield
