@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -156,6 +156,12 @@ class Results:
         if "_calls" in self.__dict__:
             return self.__dict__["_calls"]
         return self._messages_pair[1]
+
+    def message_batches(self, batch: int) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
+        """``(run_id, messages, tool_calls)`` for ``batch`` whole simulations at a time, run by run, in the order of
+        ``trials`` (for work that never needs every message at once, e.g. :func:`tauk.ingest`)."""
+        with bounded_nesting():
+            yield from iter_messages(self._runs, self._run_ids, self.report, strict=self._strict, batch=batch)
 
     def message_columns(self, columns: Sequence[str]) -> pl.DataFrame:
         """The ``messages`` frame with only ``columns``: without decoding it whole first when it is not built yet

@@ -208,10 +208,13 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
         warnings.warn(str(w.message), w.category, stacklevel=4)
     report.issues += res.report.issues
     report.files_loaded += res.report.files_loaded
-    frames = {name: getattr(res, name).with_columns(run_id=pl.lit(rid, dtype=pl.String)) for name in FRAMES}
+    lit = pl.lit(rid, dtype=pl.String)
+    frames = {name: getattr(res, name).with_columns(run_id=lit) for name in ("runs", "trials", "tasks",
+                                                                           "expected_actions")}  # fmt: skip
     trials = frames["trials"]
     keys = _sim_keys(trials)
     dup = [(k, existing[k]) for k in keys.to_list() if k in existing and existing[k] != rid]
+    drop: set[str] = set()
     if dup:
         others = sorted({r for _, r in dup})
         msg = (f"{len(dup)} of its {trials.height} simulations are already in the store under {', '.join(others)} "
@@ -221,24 +224,32 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
         report.add(src, None, "overlapping_runs", msg + "; kept once", skipped=len(dup))
         warnings.warn(f"{src}: {msg}; kept once", LoadWarning, stacklevel=4)
         drop = set(trials.filter(keys.is_in([k for k, _ in dup]))["simulation_id"].to_list())
-        for name in ("trials", "messages", "tool_calls"):
-            frames[name] = frames[name].filter(~pl.col("simulation_id").is_in(list(drop)))
-        trials = frames["trials"]
-    for k in _sim_keys(trials).to_list():
-        existing[k] = rid
     key = run_key(rid)
-    files: dict[str, list[str]] = {}
+    files: dict[str, list[str]] = {name: [] for name in FRAMES}
     for name in ("runs", "tasks", "expected_actions"):
         files[name] = [_write(frames[name], root / name / f"run={key}", "part-00000.parquet", staged)]
-    sims = trials["simulation_id"]
-    n_parts = max(1, -(-trials.height // per_part))
-    for name in ("trials", "messages", "tool_calls"):
-        files[name] = []
-    for part in range(n_parts):
-        chunk = sims.slice(part * per_part, per_part)
-        for name in ("trials", "messages", "tool_calls"):
-            sub = frames[name].filter(pl.col("simulation_id").is_in(chunk.implode())) if n_parts > 1 else frames[name]
-            files[name].append(_write(sub, root / name / f"run={key}", f"part-{part:05d}.parquet", staged))
+    counts = {name: frames[name].height for name in ("runs", "tasks", "expected_actions")}
+    counts.update(trials=0, messages=0, tool_calls=0)
+    # one part per batch of whole simulations, in file order (the trials frame's order): only one batch of
+    # message bodies is ever decoded at a time
+    batches = res.message_batches(per_part) if trials.height else iter(())
+    for part, (_, messages, calls) in enumerate(batches):
+        chunk = trials.slice(part * per_part, per_part)
+        if drop:
+            chunk = chunk.filter(~pl.col("simulation_id").is_in(list(drop)))
+            messages = messages.filter(~pl.col("simulation_id").is_in(list(drop)))
+            calls = calls.filter(~pl.col("simulation_id").is_in(list(drop)))
+        for name, frame in (("trials", chunk), ("messages", messages.with_columns(run_id=lit)),
+                            ("tool_calls", calls.with_columns(run_id=lit))):  # fmt: skip
+            files[name].append(_write(frame, root / name / f"run={key}", f"part-{part:05d}.parquet", staged))
+            counts[name] += frame.height
+    if not files["trials"]:
+        empty = trials.head(0)
+        files["trials"].append(_write(empty, root / "trials" / f"run={key}", "part-00000.parquet", staged))
+        for name, frame in (("messages", res.messages.head(0)), ("tool_calls", res.tool_calls.head(0))):
+            files[name].append(_write(frame, root / name / f"run={key}", "part-00000.parquet", staged))
+    for k in _sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop))) if drop else trials).to_list():
+        existing[k] = rid
     return {
         "source": src,
         **ident,
@@ -246,7 +257,7 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
         "run_key": key,
         "label": label,
         "format": res.runs["format"][0] if res.runs.height else None,
-        "counts": {name: frames[name].height for name in FRAMES},
+        "counts": counts,
         "report": [str(i) for i in res.report.issues],
         "files": files,
         "sizes": {str(final.relative_to(root)): tmp.stat().st_size for tmp, final in staged},
