@@ -33,8 +33,8 @@ from tauk.table import SummaryTable
 from ._bootstrap import bootstrap_means, bootstrap_t_interval
 from ._core import as_trials, check_ci, normalize_by, normalize_k, prepare_trials, task_groups, u_hat
 from ._estimate import (
-    ci_note,
     estimate_group,
+    interval_notes,
     long_frame,
     metric_key,
     records_by_k,
@@ -54,8 +54,12 @@ class PassKResult:
     """pass^k or pass@k per group and k (immutable; from :func:`pass_hat_k` / :func:`pass_at_k`).
 
     ``frame``: group keys, k, n_tasks, n_tasks_excluded (n_t < k), estimate, se_tasks, se_rerun, ci_low, ci_high
-    (task bootstrap / t), rerun_ci_low, rerun_ci_high (fixed-task normal). ``n_tasks_no_kept``: group keys and the
-    count of tasks whose every trial was dropped.
+    (population: a new draw of tasks), rerun_ci_low, rerun_ci_high (fixed tasks: the same tasks re-run),
+    interval_method and rerun_interval_method (what made each interval: ``"model"``, ``"model+bootstrap-t (check
+    failed)"``, ``"clopper-pearson (n=1)"``, ``"bca"``, ``"clopper-pearson over tasks (unanimous)"``, ``"normal
+    (se_rerun)"``, ``"model (se_rerun = 0)"``, or ``"none: …"`` saying why an interval is null), model_check_p and
+    model_check_passed (the model's posterior predictive check; null when the model made no interval of the row or
+    could not be checked). ``n_tasks_no_kept``: group keys and the count of tasks whose every trial was dropped.
     """
 
     metric: str
@@ -92,21 +96,26 @@ class PassKResult:
 
     def records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per group: group keys and ``{metric: {"k": {estimate, ci_low, ci_high, se_tasks,
-        se_rerun}}}`` (metric ``pass_hat_k`` or ``pass_at_k``)."""
+        se_rerun, rerun_ci_low, rerun_ci_high, interval_method, rerun_interval_method, model_check_p,
+        model_check_passed}}}`` (metric ``pass_hat_k`` or ``pass_at_k``)."""
         return records_by_k(self.frame, self.by, metric_key(self.metric))
 
     def summary(self) -> SummaryTable:
-        """The table (text, HTML, LaTeX) of every (group, k)."""
-        cols = [*self.by, "k", "tasks", self.metric, "se_tasks", "se_rerun", "ci_low", "ci_high"]
+        """The table (text, HTML, LaTeX) of every (group, k); the notes say what made the intervals."""
+        cols = [*self.by, "k", "tasks", self.metric, "se_tasks", "se_rerun", "ci_low", "ci_high", "rerun_low",
+                "rerun_high"]  # fmt: skip
         rows = [
-            [*(r[c] for c in self.by), r["k"], r["n_tasks"], r["estimate"], r["se_tasks"], r["se_rerun"], r["ci_low"], r["ci_high"]]
+            [*(r[c] for c in self.by), r["k"], r["n_tasks"], r["estimate"], r["se_tasks"], r["se_rerun"], r["ci_low"],
+             r["ci_high"], r["rerun_ci_low"], r["rerun_ci_high"]]
             for r in self.frame.iter_rows(named=True)
-        ]
-        notes = [ci_note(self.ci, self.method, self.resamples, self.seed), f"infrastructure errors: {self.infra}"]
+        ]  # fmt: skip
+        notes = interval_notes(self.frame, self.by, self.ci, self.method, self.resamples, self.seed)
+        notes.append(f"infrastructure errors: {self.infra}")
         excl = self.frame.filter(pl.col("n_tasks_excluded") > 0)
         if excl.height:
             notes.append(f"{excl.height} (group, k) cells left out tasks with fewer than k trials (see n_tasks_excluded)")
-        fields = [*self.by, "k", "n_tasks", "estimate", "se_tasks", "se_rerun", "ci_low", "ci_high"]
+        fields = [*self.by, "k", "n_tasks", "estimate", "se_tasks", "se_rerun", "ci_low", "ci_high", "rerun_ci_low",
+                  "rerun_ci_high"]  # fmt: skip
         return SummaryTable.build(self.metric, cols, rows, notes, fields=fields, keys=len(self.by) + 1)
 
     def _repr_html_(self) -> str:
