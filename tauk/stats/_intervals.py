@@ -179,7 +179,8 @@ def group_intervals(
             r["rerun_interval_method"] = M_RERUN_ZERO if fix.source == "model" else f"{_label(fix.source)} (se_rerun = 0)"
             r["model_check_p"], r["model_check_passed"] = _check(fix)
         else:
-            r["rerun_ci_low"], r["rerun_ci_high"] = float(est[j] - z * se_rerun[j]), float(est[j] + z * se_rerun[j])
+            half = z * se_rerun[j]
+            r["rerun_ci_low"], r["rerun_ci_high"] = max(float(est[j] - half), 0.0), min(float(est[j] + half), 1.0)
             r["rerun_interval_method"] = M_NORMAL
     return out
 
