@@ -544,11 +544,8 @@ def section_power(args, out) -> dict:
 SECTIONS = {"paired": section_paired, "ranks": section_ranks, "power": section_power}
 
 
-def main(argv: Sequence[str] | None = None, out: Callable[[str], None] | None = None) -> int:
-    """Run the calibration sections and print their tables; deterministic for a given ``--seed``.
-
-    ``benchmarks/calibration.py`` calls this as one of its sections: ``main(["--quick"])``.
-    """
+def build_parser() -> argparse.ArgumentParser:
+    """The options of this script (also listed by ``benchmarks/calibration.py --help``, which forwards them)."""
     ap = argparse.ArgumentParser(prog="calibration_compare", description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=None, help="benchmarks per cell (default 2000; 300 with --quick)")
     ap.add_argument("--seed", type=int, default=20240601)
@@ -557,7 +554,15 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] | None = 
     ap.add_argument("--sections", default="paired,ranks,power", help="comma-separated: paired, ranks, power")
     ap.add_argument("--deltas", default="0,0.1", help="paired section: null and/or alternative (default both)")
     ap.add_argument("--cells", default=None, help="paired section: T:n:k,… (default: all, with T = 10 for reference)")
-    args = ap.parse_args(list(argv) if argv is not None else None)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] | None = None) -> int:
+    """Run the calibration sections and print their tables; deterministic for a given ``--seed``.
+
+    ``benchmarks/calibration.py --section compare`` (or ``all``) calls this: ``main(["--quick"])``.
+    """
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
     if args.reps is None:
         args.reps = 300 if args.quick else 2000
     out = out or (lambda line: print(line, flush=True))

@@ -9,7 +9,12 @@ import warnings
 import numpy as np
 from scipy import special
 
+from tauk.errors import TaukError
+
 from ._posterior import _pair_counts, _resample
+
+ESTIMANDS = ("population", "fixed", "both")
+METRICS = ("pass^k", "pass@k")
 
 __all__ = ["fixed_draws", "ppc_pvalue", "unbiased", "nonparametric", "clopper_pearson"]
 
@@ -158,6 +163,33 @@ def _clopper_pearson(s, T, level):
         hi = np.where(s < T, special.betaincinv(s + 1, T - s, 1.0 - a), 1.0)
     return lo, hi
 
+
+
+def _check_inputs(n, c, ks, metric, estimand, level):
+    n = np.asarray(n)
+    c = np.asarray(c)
+    if n.shape != c.shape:
+        raise TaukError(f"n and c must have the same shape, got {n.shape} and {c.shape}")
+    if n.ndim != 2:
+        raise TaukError("n and c must be (groups × tasks) arrays here; use model_interval for one group")
+    if not (np.issubdtype(n.dtype, np.integer) or np.all(np.mod(n, 1) == 0)) or not (
+        np.issubdtype(c.dtype, np.integer) or np.all(np.mod(c, 1) == 0)
+    ):
+        raise TaukError("n and c must be whole numbers of trials / successes")
+    n = n.astype(np.int64)
+    c = c.astype(np.int64)
+    if np.any(n < 0) or np.any(c < 0) or np.any(c > n):
+        raise TaukError("need 0 ≤ c_t ≤ n_t for every task (n_t = 0 marks padding)")
+    ks = np.atleast_1d(np.asarray(ks, dtype=np.int64)).ravel()
+    if ks.size == 0 or ks.min() < 1:
+        raise TaukError(f"ks must be positive integers, got {ks.tolist()}")
+    if metric not in METRICS:
+        raise TaukError(f"metric must be one of {METRICS}, got {metric!r}")
+    if estimand not in ESTIMANDS:
+        raise TaukError(f"estimand must be one of {ESTIMANDS}, got {estimand!r}")
+    if not 0.0 < level < 1.0:
+        raise TaukError(f"level must be in (0, 1), got {level!r}")
+    return n, c, [int(k) for k in ks]
 
 
 fixed_draws = _fixed_draws

@@ -122,7 +122,10 @@ import numpy as np
 from tauk.errors import StatsWarning, TaukError
 
 from ._model_parts import (  # noqa: F401  (the private names are re-exported for tests and benchmarks)
+    ESTIMANDS,
+    METRICS,
     _bin_of,
+    _check_inputs,
     _clopper_pearson,
     _fixed_draws,
     _nonparametric,
@@ -151,8 +154,6 @@ __all__ = [
     "ppc_pvalue",
 ]
 
-ESTIMANDS = ("population", "fixed", "both")
-METRICS = ("pass^k", "pass@k")
 _CHUNK = 256  # groups per vectorised block (memory: ~ _CHUNK × 1,597 × max n × 8 bytes per array)
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -194,33 +195,6 @@ class ModelInterval:
     check_passed: Any
     source: Any
     ess: Any
-
-
-def _check_inputs(n, c, ks, metric, estimand, level):
-    n = np.asarray(n)
-    c = np.asarray(c)
-    if n.shape != c.shape:
-        raise TaukError(f"n and c must have the same shape, got {n.shape} and {c.shape}")
-    if n.ndim != 2:
-        raise TaukError("n and c must be (groups × tasks) arrays here; use model_interval for one group")
-    if not (np.issubdtype(n.dtype, np.integer) or np.all(np.mod(n, 1) == 0)) or not (
-        np.issubdtype(c.dtype, np.integer) or np.all(np.mod(c, 1) == 0)
-    ):
-        raise TaukError("n and c must be whole numbers of trials / successes")
-    n = n.astype(np.int64)
-    c = c.astype(np.int64)
-    if np.any(n < 0) or np.any(c < 0) or np.any(c > n):
-        raise TaukError("need 0 ≤ c_t ≤ n_t for every task (n_t = 0 marks padding)")
-    ks = np.atleast_1d(np.asarray(ks, dtype=np.int64)).ravel()
-    if ks.size == 0 or ks.min() < 1:
-        raise TaukError(f"ks must be positive integers, got {ks.tolist()}")
-    if metric not in METRICS:
-        raise TaukError(f"metric must be one of {METRICS}, got {metric!r}")
-    if estimand not in ESTIMANDS:
-        raise TaukError(f"estimand must be one of {ESTIMANDS}, got {estimand!r}")
-    if not 0.0 < level < 1.0:
-        raise TaukError(f"level must be in (0, 1), got {level!r}")
-    return n, c, [int(k) for k in ks]
 
 
 def model_interval_batch(
