@@ -12,9 +12,12 @@ Methods: the existing task-bootstrap intervals ``bca``, ``percentile``, ``bootst
 on 2 cores; the Monte-Carlo error this adds to an endpoint is small next to the interval width), the ``t`` interval
 (T−1 df), all four after clipping to [0, 1] and with the Clopper–Pearson interval where every task is at 0 or 1
 (exactly what :func:`tauk.stats.pass_hat_k` reports); ``rerun`` (θ̂ ± z·se_rerun, only where every n_t ≥ 2k);
-and the beta-binomial model of :mod:`tauk.stats.model`: ``model`` (the recommended default: model check with
-bootstrap-t fallback) and ``model-raw`` (the same without the check); on request (``--methods``) the prior
-variants ``model-jeffreys`` (μ ~ Beta(½, ½)) and ``model-rho-half`` (ρ ~ Beta(½, ½)), both without the check.
+and the beta-binomial model of :mod:`tauk.stats.model`: ``model`` (model check with bootstrap-t fallback) and
+``model-raw`` (the same without the check); ``default``: what ``tauk.stats.pass_hat_k`` / ``pass_at_k`` report with
+every option at its default (``method="model"``: ``ci_low``/``ci_high`` for the population, ``rerun_ci_low``/
+``rerun_ci_high`` for the fixed tasks), run through the public API on a trials frame holding every replication as
+a run; on request (``--methods``) the prior variants ``model-jeffreys`` (μ ~ Beta(½, ½)) and ``model-rho-half``
+(ρ ~ Beta(½, ½)), both without the check.
 
 Output: one line per (estimand, metric, cell, method): coverage ± Monte-Carlo SE, mean width, misses low (truth
 below the interval) / high (truth above); then per method the cells below 94% / above 96% (the upper bound is only
@@ -23,14 +26,20 @@ counted where T·n ≥ 40), the worst cells and the mean width relative to BCa; 
 its own stream, seeded by (seed, population, T, n).
 
 Run:  python benchmarks/calibration.py [--reps 1000] [--seed 0] [--cells REGEX] [--methods m1,m2] [--quick]
-      [--metric pass^k|pass@k|both] [--section calibration|compare|all] [--json out.json]
+      [--metric pass^k|pass@k|both] [--section calibration|compare|all] [--json out.json] [--out FILE]
 ``benchmarks/results/calibration_1000.txt`` is the full run (1,000 replications, seed 0): the bootstrap methods and
 the model ran separately (``--methods bca,percentile,t,bootstrap-t,rerun --json a.json`` and ``--methods
 model,model-raw --json b.json``, per metric) and were merged with ``--report-only --load a.json --load b.json``; on
 2 shared cores the bootstrap methods take ~45 min for pass^k, the model ~25 min.
 ``--quick``: 200 replications, T ∈ {10, 50}. ``--cells`` is a regular expression matched against the cell label,
-e.g. ``"B\\(0.7,1.5\\) T=10 n=8"``. ``--section compare`` runs ``benchmarks/calibration_compare.py``'s ``main``
-(paired comparisons, ranks, power) when that file exists.
+e.g. ``"B\\(0.7,1.5\\) T=10 n=8"``.
+
+One entry point for every calibration table: ``--section compare`` runs ``benchmarks/calibration_compare.py``
+(paired comparisons: type-I error and power of compare()'s tests and intervals; rank intervals; power plans — its
+own options are listed below, the ``--compare-*`` ones are forwarded under their own names, ``--quick`` applies to
+both) and ``--section all`` runs both, one after the other, into one output (``--out FILE`` also writes it there).
+``benchmarks/calibration_compare.py`` still runs on its own. Measured outputs: ``benchmarks/results/``
+(``calibration_1000.txt``, ``prior_variants_400.txt``) and ``benchmarks/calibration_compare_results.txt``.
 """
 
 from __future__ import annotations
@@ -199,8 +208,9 @@ MODEL_VARIANTS = {
     "model-jeffreys": dict(check=False, prior=M.Prior((0.5, 0.5), (1.0, 1.0))),
     "model-rho-half": dict(check=False, prior=M.Prior((1.0, 1.0), (0.5, 0.5))),
 }
-ALL_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "model-jeffreys", "model-rho-half")
-DEFAULT_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw")
+ALL_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "default", "model-jeffreys",
+               "model-rho-half")
+DEFAULT_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "default")
 
 
 def model_method(n, c, ks, metric, seed, **kw):
@@ -210,6 +220,33 @@ def model_method(n, c, ks, metric, seed, **kw):
     res = {e: (o.lo, o.hi) for e, o in out.items()}
     raw = {e: (o.model_lo, o.model_hi) for e, o in out.items()}
     return res, raw, float(np.mean(~out["population"].check_passed))
+
+
+def api_method(n, c, ks, metric, seed):
+    """The public default: ``tauk.stats.pass_hat_k`` (or ``pass_at_k``) of a trials frame whose runs are the
+    replications, every option at its default but the seed → ({estimand: (lo, hi)}, share of checks failed)."""
+    import polars as pl
+
+    import tauk
+
+    R, T = n.shape
+    reps = np.repeat(np.arange(R), n.sum(1))
+    task = np.concatenate([np.repeat(np.arange(T), n[r]) for r in range(R)])
+    trial = np.concatenate([np.arange(m) for m in n.ravel()])
+    success = trial < np.repeat(c.ravel(), n.ravel())
+    frame = pl.DataFrame({"run_id": reps, "task_id": task.astype(str), "trial": trial,
+                          "reward": success.astype(np.float64)})  # fmt: skip
+    fn = tauk.stats.pass_hat_k if metric == "pass^k" else tauk.stats.pass_at_k
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f = fn(frame, k=list(ks), seed=seed).to_frame().sort("run_id", "k")
+    shape = (R, len(ks))
+
+    def arr(col):
+        return f[col].fill_null(np.nan).to_numpy().reshape(shape)
+
+    fired = float(f.filter(pl.col("k") == ks[0])["model_check_passed"].eq(False).fill_null(False).mean())
+    return {"population": (arr("ci_low"), arr("ci_high")), "fixed": (arr("rerun_ci_low"), arr("rerun_ci_high"))}, fired
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -247,6 +284,12 @@ def run_cell(pop, T, n, ks, R, seed, methods, metric, resamples):
     if "rerun" in methods:  # a fixed-task interval only
         intervals[("fixed", "rerun")] = rerun_interval(nn, c, ks, metric)
     fired = {}
+    if "default" in methods:
+        t0 = time.perf_counter()
+        res, fired["default"] = api_method(nn, c, ks, metric, s)
+        for est, v in res.items():
+            intervals[(est, "default")] = v
+        timing["default"] = time.perf_counter() - t0
     for m in methods:
         if m in MODEL_VARIANTS or (m == "model-raw" and "model" not in methods):
             t0 = time.perf_counter()
@@ -304,7 +347,8 @@ def _label(r):
     return f"{r['pop']} T={r['T']} n={r['n']} k={r['k']}"
 
 
-def print_rows(rows, out=sys.stdout):
+def print_rows(rows, out=None):
+    out = out or sys.stdout
     key = lambda r: (r["estimand"], r["metric"], r["pop"], r["T"], r["n"], r["k"], ALL_METHODS.index(r["method"]))  # noqa: E731
     cur = None
     for r in sorted(rows, key=key):
@@ -315,13 +359,14 @@ def print_rows(rows, out=sys.stdout):
         print(
             f"{_label(r):32s} {r['method']:14s} {100 * r['coverage']:5.1f} ± {100 * r['mcse']:3.1f}%  "
             f"w={r['width']:.3f}  low {100 * r['low']:4.1f}%  high {100 * r['high']:4.1f}%"
-            + (f"  check fired {100 * r['fired']:4.1f}%" if r["method"] == "model" else ""),
+            + (f"  check fired {100 * r['fired']:4.1f}%" if r["method"] in ("model", "default") else ""),
             file=out,
         )
 
 
-def print_matrix(rows, out=sys.stdout):
+def print_matrix(rows, out=None):
     """The compact table: one line per cell, each method's coverage (%) side by side, and its width / BCa's."""
+    out = out or sys.stdout
     methods = [m for m in ALL_METHODS if any(r["method"] == m for r in rows)]
     cells: dict[tuple, dict] = {}
     for r in rows:
@@ -344,8 +389,9 @@ def print_matrix(rows, out=sys.stdout):
         print(f"{key[2]} T={key[3]} n={key[4]} k={key[5]}".ljust(32) + "".join(parts), file=out)
 
 
-def summarise(rows, out=sys.stdout, worst=5):
+def summarise(rows, out=None, worst=5):
     """Per (metric, estimand, method): cells < 94%, cells > 96% where T·n ≥ 40, worst cells, width vs BCa."""
+    out = out or sys.stdout
     width_bca = {(r["estimand"], r["metric"], _label(r)): r["width"] for r in rows if r["method"] == "bca"}
     groups: dict[tuple, list] = {}
     for r in rows:
@@ -419,42 +465,92 @@ def calibration(args) -> list[dict]:
     return rows
 
 
-def _compare_section(argv):
+def _compare_module():
     path = Path(__file__).with_name("calibration_compare.py")
-    if not path.exists():
-        print("section 'compare': benchmarks/calibration_compare.py not present", file=sys.stderr)
-        return None
     spec = importlib.util.spec_from_file_location("calibration_compare", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return mod.main(argv)
+    return mod
+
+
+def _compare_argv(args) -> list[str]:
+    """This script's ``--compare-*`` options (and ``--quick``) as ``benchmarks/calibration_compare.py`` takes them."""
+    argv = ["--quick"] if args.quick else []
+    for name in ("sections", "deltas", "compare_cells", "compare_reps", "compare_seed", "compare_resamples"):
+        value = getattr(args, name)
+        if value is not None:
+            argv += [f"--{name.removeprefix('compare_')}", str(value)]
+    return argv
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    text = _compare_module().build_parser().format_help()
+    compare_help = text[text.index("options:") :]
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="sections: calibration (this script: pass^k / pass@k intervals), compare (benchmarks/"
+               "calibration_compare.py: compare() tests and intervals, rank intervals, power plans), all (both, one "
+               "output).\n\nThe compare section's own options (give them as --sections, --deltas, --compare-cells, "
+               "--compare-reps, --compare-seed, --compare-resamples):\n" + compare_help,
+    )  # fmt: skip
+    ap.add_argument("--section", default="calibration", choices=("calibration", "compare", "all"),
+                    help="which tables: the intervals (calibration), the comparisons (compare) or both (all)")  # fmt: skip
     ap.add_argument("--reps", type=int, default=None, help="replications a cell (default 1000; 200 with --quick)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cells", default=None, help="regular expression on the cell label 'POP T=.. n=.. k=..'")
     ap.add_argument("--methods", default=None, help=f"comma-separated subset of {','.join(ALL_METHODS)}")
-    ap.add_argument("--quick", action="store_true", help="200 replications, T ∈ {10, 50}")
+    ap.add_argument("--quick", action="store_true", help="200 replications, T ∈ {10, 50} (and the compare section's "
+                    "quick cells)")  # fmt: skip
     ap.add_argument("--metric", default="both", choices=("pass^k", "pass@k", "both"))
     ap.add_argument("--resamples", type=int, default=1999, help="bootstrap resamples of the existing methods")
-    ap.add_argument("--section", default="calibration", choices=("calibration", "compare", "all"))
     ap.add_argument("--json", default=None, help="also write every row to this JSON file")
     ap.add_argument("--load", action="append", help="merge the rows of an earlier --json file (repeatable)")
     ap.add_argument("--no-timing", action="store_true", help="skip the single-group timing")
     ap.add_argument("--report-only", action="store_true", help="simulate nothing: print the --load rows")
+    ap.add_argument("--out", default=None, metavar="FILE", help="also write everything printed to FILE")
+    g = ap.add_argument_group("section compare (forwarded to benchmarks/calibration_compare.py)")
+    g.add_argument("--sections", default=None, help="paired,ranks,power (default: all three)")
+    g.add_argument("--deltas", default=None, help="paired section: null and/or alternative, e.g. 0,0.1")
+    g.add_argument("--compare-cells", default=None, help="paired section: T:n:k,…")
+    g.add_argument("--compare-reps", type=int, default=None, help="benchmarks per cell (default 2000; 300 quick)")
+    g.add_argument("--compare-seed", type=int, default=None, help="seed (default 20240601)")
+    g.add_argument("--compare-resamples", type=int, default=None, help="bootstrap resamples (default 9999)")
     return ap
 
 
+class _Tee:
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, text):
+        for s in self.streams:
+            s.write(text)
+        return len(text)
+
+    def flush(self):
+        for s in self.streams:
+            s.flush()
+
+
 def main(argv: list[str] | None = None, section: str | None = None):
-    args, rest = build_parser().parse_known_args(argv)
+    args = build_parser().parse_args(argv)
     section = section or args.section
     out = {}
-    if section in ("calibration", "all"):
-        out["calibration"] = calibration(args)
-    if section in ("compare", "all"):
-        out["compare"] = _compare_section(rest)
+    stdout = sys.stdout
+    handle = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
+    if handle:
+        sys.stdout = _Tee(stdout, handle)
+    try:
+        if section in ("calibration", "all"):
+            out["calibration"] = calibration(args)
+        if section in ("compare", "all"):
+            print("\n" if section == "all" else "", end="")
+            out["compare"] = _compare_module().main(_compare_argv(args))
+    finally:
+        sys.stdout = stdout
+        if handle:
+            handle.close()
     return out
 
 

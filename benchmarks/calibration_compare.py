@@ -13,6 +13,9 @@ Three sections, each a table printed to stdout:
 3. ``power`` — delivered power of "tasks needed" for δ = 0.1 at 80 %: the old normal formula and old power() against
    the noncentral-t plan with the new pilot variance models, pilots of n = 1 and n = 4 trials.
 
+The "old" rows are the methods tauk reported before the calibrated defaults, transcribed here (bootstrap rank
+quantiles, the normal tasks_needed, power()'s variance rules); the new plans run through ``tauk.stats.power_analysis``.
+
 Run: ``python benchmarks/calibration_compare.py [--reps 2000] [--seed S] [--quick] [--sections paired,ranks,power]``.
 Deterministic for a seed. ``main(argv)`` is what ``benchmarks/calibration.py`` calls as a section (``--quick``: a
 few cells, two populations, 999 bootstrap resamples, a couple of minutes).
@@ -290,15 +293,17 @@ def agent_offsets(means: Sequence[float], seed: int = 777, draws: int = 400_000)
 
 
 def old_rank_intervals(n: np.ndarray, C: np.ndarray, level: float, resamples: int, seed: int) -> tuple:
-    """tauk.stats.compare's bootstrap rank intervals, called on GroupTasks built from counts (T × K)."""
-    from tauk.stats._core import GroupTasks
-    from tauk.stats.compare import _rank_intervals
+    """compare_all()'s rank intervals before this release (a transcription): one task-bootstrap resample matrix
+    for every agent, ranks per replicate, the (α/2, 1 − α/2) quantiles (inverted CDF) of each agent's ranks."""
+    from tauk.stats._bootstrap import bootstrap_means
 
-    T, K = C.shape
-    ids = np.array([f"t{i}" for i in range(T)], dtype=object)
-    gs = {j: GroupTasks((), np.array([None] * T, dtype=object), ids, n, C[:, j], n, None, 0) for j in range(K)}
-    rows = _rank_intervals(gs, list(range(K)), 1, level, resamples, seed, False)
-    return np.array([r["rank_low"] for r in rows]), np.array([r["rank_high"] for r in rows])
+    U = C / n[:, None]
+    if U.shape[0] < 2:
+        return np.full(U.shape[1], np.nan), np.full(U.shape[1], np.nan)
+    ranks = stats.rankdata(-bootstrap_means(U, resamples, seed, False), axis=1, method="average")
+    alpha = (1 - level) / 2
+    return (np.quantile(ranks, alpha, axis=0, method="inverted_cdf"),
+            np.quantile(ranks, 1 - alpha, axis=0, method="inverted_cdf"))  # fmt: skip
 
 
 def simulate_ranks(name: str, reps: int, seed: int, resamples: int = 9999) -> dict[str, dict[str, float]]:
@@ -370,17 +375,35 @@ def _one_comparison(rng, T: int, n: int, shift: float, old_p: bool = False) -> b
     return paired_test(d).p_value < ALPHA
 
 
+def old_tasks_needed(delta: float, var_d: float, alpha: float = ALPHA, power: float = 0.8) -> int:
+    """tasks_needed before this release: the normal formula ceil((z_{1−α/2} + z_{1−β})²·Var(d_t)/δ²)."""
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    return int(math.ceil(z * z * var_d / (delta * delta) - 1e-12))
+
+
+def old_power_var(C: np.ndarray, n: int) -> float:
+    """Var(d_t) at the pilot's n as power() computed it before this release (a transcription): Var(d̂_t) of a paired
+    pilot (columns A, B) or twice Var(p̂_t) of a single agent (one column: two *independent* agents); with n ≥ 2 the
+    between part clipped at 0, so the figure is max(observed, the pilot's trial noise)."""
+    P = C / n
+    d = P[:, 0] - P[:, 1] if C.shape[1] == 2 else P[:, 0]
+    v = float(np.var(d, ddof=1))
+    if n >= 2:
+        noise = float(np.mean(sum(C[:, j] * (n - C[:, j]) / (n * (n - 1)) / n for j in range(C.shape[1]))))
+        v = max(v, noise)
+    return v * (2.0 if C.shape[1] == 1 else 1.0)
+
+
 def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[str, float, float, float]]:
     """(plan, median tasks planned, delivered power, MC SE) with pilots of ``n`` trials, planning at n trials."""
-    from tauk.stats import power as old_power
-    from tauk.stats.power import tasks_needed as old_tasks_needed
+    from tauk.stats import power_analysis
     from tauk.stats.sample_size import tasks_needed, variance_from_paired_pilot, variance_from_pilot
 
     shift = shift_for(PLAN_POP, 1, PLAN_DELTA)
     v = true_var_d(n, shift)
     rng = np.random.default_rng(seed)
     rows = []
-    oracle = {"z formula, true Var(d_t) (old tasks_needed)": old_tasks_needed(PLAN_DELTA, v, 0.05, PLAN_POWER),
+    oracle = {"z formula, true Var(d_t) (old tasks_needed)": old_tasks_needed(PLAN_DELTA, v, power=PLAN_POWER),
               "noncentral t, true Var(d_t)": tasks_needed(PLAN_DELTA, v, power=PLAN_POWER)}
     for name, T in oracle.items():
         hits = sum(_one_comparison(rng, T, n, shift) for _ in range(reps))
@@ -400,13 +423,15 @@ def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[
         C = np.stack([rng.binomial(n, pa), rng.binomial(n, pb)], axis=1)
         nn = np.full(PILOT_TASKS, n)
         Ts = {}
-        single = old_power(PLAN_DELTA, power=PLAN_POWER, pilot=_pilot_frame(C[:, 1:], n, ["B"]), trials_per_task=(n,))
-        Ts["old power(), single-agent pilot"] = int(single.frame["tasks_needed"][0])
-        paired = old_power(PLAN_DELTA, power=PLAN_POWER, pilot=_pilot_frame(C, n, ["A", "B"]), trials_per_task=(n,))
-        Ts["old power(), paired pilot"] = int(paired.frame["tasks_needed"][0])
+        Ts["old power(), single-agent pilot"] = old_tasks_needed(PLAN_DELTA, old_power_var(C[:, 1:], n), power=PLAN_POWER)
+        Ts["old power(), paired pilot"] = old_tasks_needed(PLAN_DELTA, old_power_var(C, n), power=PLAN_POWER)
         key = "new, single-agent pilot" + ("" if n > 1 else " (icc not given: bound)")
-        Ts[key] = tasks_needed(PLAN_DELTA, variance_from_pilot(nn, C[:, 1]).var_d(n), power=PLAN_POWER)
-        Ts["new, paired pilot"] = tasks_needed(
+        # the two headline plans through the public API (tauk.stats.power_analysis on a trials frame)
+        Ts[key] = power_analysis(_pilot_frame(C[:, 1:], n, ["B"]), delta=PLAN_DELTA, target_power=PLAN_POWER,
+                                 trials_per_task=(n,)).tasks_needed  # fmt: skip
+        Ts["new, paired pilot"] = power_analysis(_pilot_frame(C, n, ["A", "B"]), delta=PLAN_DELTA,
+                                                 target_power=PLAN_POWER, trials_per_task=(n,)).tasks_needed  # fmt: skip
+        assert Ts["new, paired pilot"] == tasks_needed(
             PLAN_DELTA, variance_from_paired_pilot(nn, C[:, 0], nn, C[:, 1]).var_d(n), power=PLAN_POWER)
         if n == 1:
             Ts["new, single-agent pilot, icc = true value"] = tasks_needed(
@@ -544,11 +569,8 @@ def section_power(args, out) -> dict:
 SECTIONS = {"paired": section_paired, "ranks": section_ranks, "power": section_power}
 
 
-def main(argv: Sequence[str] | None = None, out: Callable[[str], None] | None = None) -> int:
-    """Run the calibration sections and print their tables; deterministic for a given ``--seed``.
-
-    ``benchmarks/calibration.py`` calls this as one of its sections: ``main(["--quick"])``.
-    """
+def build_parser() -> argparse.ArgumentParser:
+    """The options of this script (also listed by ``benchmarks/calibration.py --help``, which forwards them)."""
     ap = argparse.ArgumentParser(prog="calibration_compare", description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=None, help="benchmarks per cell (default 2000; 300 with --quick)")
     ap.add_argument("--seed", type=int, default=20240601)
@@ -557,7 +579,15 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] | None = 
     ap.add_argument("--sections", default="paired,ranks,power", help="comma-separated: paired, ranks, power")
     ap.add_argument("--deltas", default="0,0.1", help="paired section: null and/or alternative (default both)")
     ap.add_argument("--cells", default=None, help="paired section: T:n:k,… (default: all, with T = 10 for reference)")
-    args = ap.parse_args(list(argv) if argv is not None else None)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] | None = None) -> int:
+    """Run the calibration sections and print their tables; deterministic for a given ``--seed``.
+
+    ``benchmarks/calibration.py --section compare`` (or ``all``) calls this: ``main(["--quick"])``.
+    """
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
     if args.reps is None:
         args.reps = 300 if args.quick else 2000
     out = out or (lambda line: print(line, flush=True))

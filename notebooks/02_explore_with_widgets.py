@@ -2,8 +2,9 @@
 # # Explore with widgets
 #
 # `tauk.widgets.explorer(results)` picks agents, domains, k, the infrastructure-error convention and the evaluation
-# type (or a reward-basis override) and shows the pass^k table and a figure. The task bootstrap runs **once per
-# selection** (every k at once); moving the k slider only re-slices the cached summary and redraws.
+# type (or a reward-basis override) and shows the pass^k table and a figure. The intervals (the beta-binomial model
+# by default, as everywhere in tauk) are computed **once per selection** (every k at once); moving the k slider only
+# re-slices the cached summary and redraws.
 #
 # Run this notebook in Jupyter to interact; on GitHub you see the static snapshots printed below each widget.
 
@@ -31,7 +32,7 @@ ex
 # %% [markdown]
 # The widget is an object with its controls as attributes (`ex.agents`, `ex.domains`, `ex.k`, `ex.infra`,
 # `ex.evaluation`, `ex.reward_basis`, `ex.figure`) and its outputs (`ex.table`, `ex.status`, `ex.output`), so it
-# can be driven from code too. Moving k does not re-run the bootstrap:
+# can be driven from code too. Moving k does not recompute the intervals:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -52,7 +53,7 @@ display(Image(ex.figure_png))
 #
 # Re-score every simulation with `tauk.score` under another evaluation type or reward basis — here every task is
 # graded on DB × COMMUNICATE × ACTION, i.e. the gold actions must also be matched — and count infrastructure errors
-# as failures. Each new selection costs one bootstrap; going back to one seen before comes from the cache.
+# as failures. Each new selection costs one computation; going back to one seen before comes from the cache.
 
 # %%
 # NBVAL_CHECK_OUTPUT

@@ -33,7 +33,7 @@ def keep(fig, name):
     return fig
 
 # %% [markdown]
-# ## pass^k against k, with task-bootstrap intervals
+# ## pass^k against k, with intervals (the beta-binomial model, tauk's default; the caption says so)
 
 # %%
 keep(plot.pass_k_curve(summary), "pass_k_curve")
@@ -84,7 +84,7 @@ print("\n".join(written))
 # ## The published leaderboard beside recomputed numbers
 #
 # With the shared data present, the published pass^1 of the τ²-bench leaderboard submissions (grey) next to pass^1
-# recomputed here, with its task-bootstrap interval, from the public gpt-4.1 runs on the test split (a subset of the
+# recomputed here, with its interval (one trial per task: Clopper–Pearson), from the public gpt-4.1 runs on the test split (a subset of the
 # tasks the leaderboard used, hence the wide intervals).
 
 # %%

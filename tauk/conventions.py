@@ -116,8 +116,10 @@ TASK_KEY: tuple[str, ...] = ("domain", "task_id")
 CI_LEVEL = 0.95
 """Default confidence level of every interval (API, CLI, report, widgets, notebooks)."""
 
-CI_METHOD = "bca"
-"""Default interval method."""
+CI_METHOD = "model"
+"""Default interval method: ``"model"``, the beta-binomial posterior of :mod:`tauk.stats.model` (population and
+re-run intervals from one posterior, with a model check); ``"bca"``, ``"percentile"``, ``"bootstrap-t"`` and ``"t"``
+are the task-bootstrap / t alternatives. Comparisons read ``"model"`` as "the paired test's own interval"."""
 
 RESAMPLES = 9999
 """Default number of bootstrap resamples (and sign-flip permutations)."""

@@ -40,7 +40,7 @@ DEFAULT_RESAMPLES = RESAMPLES
 """Bootstrap resamples of the report's intervals: the one default of every statistic (``tauk.conventions``)."""
 
 FIGURES: dict[str, str] = {
-    "pass_k_curve": "pass^k against k per agent, shaded task-bootstrap interval",
+    "pass_k_curve": "pass^k against k per agent, shaded interval (beta-binomial model by default)",
     "pass_k_curve_runs": "pass^k against k per results file",
     "domain_estimates": "pass^1 per domain with intervals, agents side by side",
     "forest": "paired pass^1 differences between agents (filled: Holm-adjusted p < α)",
@@ -131,8 +131,10 @@ def write_report(
     Args:
         results: a :class:`tauk.Results` (a bare trials frame works too; the failure breakdown then needs
             scoring input it does not have and is skipped).
-        ci, method, resamples, seed: interval settings for every table and figure (task bootstrap; paired for the
-            comparisons). Defaults from ``tauk.conventions``.
+        ci, method, resamples, seed: interval settings for every table and figure (default ``"model"``: the
+            beta-binomial model, with a bootstrap-t fallback of ``resamples`` where its check fails; comparisons:
+            the paired t test's interval, or the paired task bootstrap for a bootstrap ``method``). Defaults from
+            ``tauk.conventions``.
         infra: ``"drop"`` (τ²-bench ≥ 1.0) or ``"fail"`` (leaderboard convention) for infrastructure errors.
         leaderboard: a leaderboard folder (or the frame of ``load_leaderboard``) to add the leaderboard figure.
         formats: figure formats (default PDF and PNG).
@@ -248,6 +250,19 @@ def _leaderboard_maker(board: Any, s_ad: Any, figsize: Any = None) -> Callable[[
     return make
 
 
+def _method_text(opts: dict[str, Any]) -> str:
+    """How the report's intervals were made (one sentence for the README)."""
+    ci, method = opts["ci"], opts["method"]
+    if method == "model":
+        return (f"{ci:.0%} intervals from a beta-binomial model of the tasks (population: a new draw of tasks; "
+                "re-run: the same tasks again), checked by a posterior predictive test and joined with a bootstrap-t "
+                f"task interval ({opts['resamples']} resamples, seed {opts['seed']}) where the check fails; "
+                "comparisons: paired t test with its own interval, Holm-adjusted")  # fmt: skip
+    boot = "t intervals over tasks" if method == "t" else f"{method} task-bootstrap intervals"
+    return (f"{ci:.0%} {boot}, {opts['resamples']} resamples, seed {opts['seed']}; comparisons: paired t test "
+            f"with the paired {method} interval, Holm-adjusted")  # fmt: skip
+
+
 def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: dict[str, Any], s_agent: Any) -> str:
     import tauk
 
@@ -260,7 +275,7 @@ def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: 
         *_inputs_text(trials, runs),
         "",
         "Settings: "
-        f"{opts['ci']:.0%} {opts['method']} task-bootstrap intervals, {opts['resamples']} resamples, seed {opts['seed']}; "
+        f"{_method_text(opts)}; "
         f"infrastructure errors {'dropped' if opts['infra'] == 'drop' else 'counted as failures'} "
         f"({n_infra} in the data). Success = reward within 1 ± 1e-6; pass^k = mean over tasks of C(c,k)/C(n,k).",
         "",

@@ -137,6 +137,17 @@ _LATEX_SPECIAL = {
     "|": r"\textbar{}",
     "\n": " ",
     "\r": " ",
+    # symbols the statistics notes use that pdflatex's utf8 input does not know (in math mode)
+    "−": "-",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "≠": r"$\neq$",
+    "≈": r"$\approx$",
+    "√": r"$\surd$",
+    "∪": r"$\cup$",
+    "∈": r"$\in$",
+    **{ch: f"$\\{name}$" for ch, name in zip("αβγδεκλμνρστφχψω", ("alpha", "beta", "gamma", "delta", "epsilon", "kappa",
+       "lambda", "mu", "nu", "rho", "sigma", "tau", "phi", "chi", "psi", "omega"))},  # fmt: skip
 }
 
 

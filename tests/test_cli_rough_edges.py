@@ -29,7 +29,7 @@ def test_help_shows_the_defaults(capsys):
             main([cmd, "--help"])
         text = " ".join(capsys.readouterr().out.split())
         if cmd != "audit":
-            assert "(default: 9999)" in text and "(default: 0.95)" in text and "(default: bca)" in text, cmd
+            assert "(default: 9999)" in text and "(default: 0.95)" in text and "(default: model)" in text, cmd
         assert "(default: table)" in text or cmd == "report"
 
 

@@ -351,7 +351,7 @@ def test_leaderboard_recomputed_entries_carry_n_and_interval(board, shared_data)
         label = next(t.get_text() for t in ax.texts if t.get_fontweight() == "bold")
         assert f"{100 * row['estimate']:.1f}" in label and f"n={row['n_tasks']} ({row['n_simulations']})" in label
     text = _all_text(fig)
-    assert "95% BCa task-bootstrap interval" in text and "n = tasks (simulations)" in text
+    assert "95% beta-binomial model interval" in text and "n = tasks (simulations)" in text
 
 
 # ---------------------------------------------------------------------------------------------- 1, 5: cost
@@ -423,8 +423,12 @@ def test_figures_say_which_interval_and_on_how_many_tasks(s_agent, s_ad, mc):
     }
     for name, fig in cases.items():
         text = _all_text(fig)
-        assert "95% BCa" in text and f"({R} resamples)" in text, name
+        # the default intervals: the beta-binomial model (summaries), the paired t test's own (comparisons)
+        want = "95% paired t interval" if name == "forest" else "95% beta-binomial model interval (new tasks)"
+        assert want in text, name
         assert re.search(r"n = |n=\d", text), name
+    bca = tp.pass_k_curve(summarize(tauk.load(SAMPLE_DATA), by="agent", method="bca", resamples=R))
+    assert "95% BCa" in _all_text(bca) and f"({R} resamples)" in _all_text(bca)
     assert "n = 50 tasks per line" in _all_text(cases["pass_k_curve"])
     assert "n = 25 tasks per estimate" in _all_text(cases["domain_estimates"])
     plain = tp.pass_k_curve(summarize(tauk.load(SAMPLE_DATA), by="agent", ci=None))

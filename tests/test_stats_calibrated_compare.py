@@ -279,7 +279,11 @@ def _taubench_pairs(rng, T, shift):
 
 def test_plan_delivers_its_power_with_the_reported_test():
     """τ-bench fit, 4 trials per task, δ = 0.1, 80 %: noncentral-t plan + t p-value vs normal plan + old p_perm."""
-    from tauk.stats.power import tasks_needed as old_tasks_needed
+    from tauk.stats.power import tasks_needed as public_tasks_needed
+
+    def old_tasks_needed(delta, var):  # the normal formula power() used before this release
+        z = stats.norm.ppf(1 - ALPHA / 2) + stats.norm.ppf(0.8)
+        return math.ceil(z * z * var / delta**2 - 1e-12)
 
     rng = np.random.default_rng(31)
     shift = 0.6767  # logit shift giving E[p_A] − E[p_B] = 0.1 on Beta(0.63, 0.88)
@@ -287,7 +291,7 @@ def test_plan_delivers_its_power_with_the_reported_test():
     assert pa.mean() - pb.mean() == pytest.approx(0.1, abs=0.002)
     var = float(np.var(rng.binomial(4, pa) / 4 - rng.binomial(4, pb) / 4))
     T_new, T_old = tasks_needed(0.1, var), old_tasks_needed(0.1, var)
-    assert T_new > T_old
+    assert T_new > T_old and public_tasks_needed(0.1, var) == T_new
     reps = 1500
     hits_new = hits_old = 0
     for _ in range(reps):
@@ -300,10 +304,11 @@ def test_plan_delivers_its_power_with_the_reported_test():
 
 
 def test_single_agent_pilot_no_longer_overstates_the_variance():
-    """Shared difficulty, n = 4: the old rule doubles Var(p̂_t) (independent agents); the new one uses 2·E[p(1−p)]."""
+    """Shared difficulty, n = 4: the old rule doubles Var(p̂_t) (independent agents); the new one uses 2·E[p(1−p)]
+    — also through the public power_analysis."""
     import polars as pl
 
-    from tauk.stats import power as old_power
+    from tauk.stats import power_analysis
 
     rng = np.random.default_rng(41)
     pa, pb = _taubench_pairs(rng, 400_000, 0.0)
@@ -317,7 +322,9 @@ def test_single_agent_pilot_no_longer_overstates_the_variance():
             "trial": np.tile(np.arange(4), 50), "agent": ["X"] * 200,
             "reward": (np.tile(np.arange(4), 50) < np.repeat(c, 4)).astype(float),
         })
-        old.append(old_power(0.1, pilot=frame, trials_per_task=(4,)).frame["var_d"][0])
+        old.append(2 * np.var(c / 4, ddof=1))  # the old rule: two independent agents
+        if len(new) <= 3:
+            assert power_analysis(frame, delta=0.1, trials_per_task=(4,)).var_d == pytest.approx(new[-1], rel=1e-12)
     assert np.mean(new) / true_var == pytest.approx(1.0, abs=0.08)
     assert np.mean(old) / true_var > 2.0
 

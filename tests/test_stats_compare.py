@@ -137,9 +137,9 @@ def test_compare_all_adjustment_and_ranks():
     df = make_trials(rows)
     ca = compare_all(df, by="domain", resamples=999)
     assert ca.pairs.height == 6
-    np.testing.assert_allclose(ca.pairs["p_adjusted"].to_numpy(), holm(ca.pairs["p_perm"].to_numpy()))
+    np.testing.assert_allclose(ca.pairs["p_adjusted"].to_numpy(), holm(ca.pairs["p_value"].to_numpy()))
     bh = compare_all(df, by="domain", adjust="bh", resamples=999)
-    np.testing.assert_allclose(bh.pairs["p_adjusted"].to_numpy(), stats.false_discovery_control(bh.pairs["p_perm"].to_numpy()))
+    np.testing.assert_allclose(bh.pairs["p_adjusted"].to_numpy(), stats.false_discovery_control(bh.pairs["p_value"].to_numpy()))
     good = ca.ranks.filter(pl.col("agent") == "good")
     assert good["rank"].to_list() == [1.0, 1.0] and good["rank_high"].to_list() == [1.0, 1.0]
     assert set(ca.ranks.filter(pl.col("agent") == "bad")["rank"].to_list()) == {3.0}
@@ -159,9 +159,16 @@ def test_compare_label_spanning_domains_keys_tasks_by_domain():
 
 # ---------------------------------------------------------------------------------------------- power
 def test_tasks_needed_formula():
+    """The smallest T whose paired t test (noncentral t, T − 1 df) has the power; the normal formula (the old
+    answer, 197) is 2 tasks short here."""
     z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
-    assert tasks_needed(0.1, 0.25) == math.ceil(z**2 * 0.25 / 0.01)
-    assert power_analysis(delta=0.1, var_d=0.25).tasks_needed == 197
+    assert math.ceil(z**2 * 0.25 / 0.01) == 197
+    T = tasks_needed(0.1, 0.25)
+    assert T == 199 == power_analysis(delta=0.1, var_d=0.25).tasks_needed
+    q = stats.t.ppf(0.975, np.array([T - 2, T - 1]))
+    ncp = 0.1 * np.sqrt(np.array([T - 1, T]) / 0.25)
+    pw = stats.nct.sf(q, q * 0 + np.array([T - 2, T - 1]), ncp) + stats.nct.cdf(-q, np.array([T - 2, T - 1]), ncp)
+    assert pw[0] < 0.8 <= pw[1]
 
 
 def test_power_split_recovers_simulated_components():
@@ -210,8 +217,13 @@ def test_power_headline_agrees_with_table_when_between_clips_to_zero():
 def test_power_one_trial_pilot_has_no_split_and_input_checks():
     rows = _two_agents([1, 0, 1, 1, 0, 1], [0, 0, 1, 0, 0, 1])
     res = power_analysis(make_trials(rows), delta=0.1)
-    assert res.icc is None and res.frame.height == 1
+    # one trial per task: Var(d_t) at 1 trial is identified, its split is not — more trials assumed not to help
+    assert res.icc is None and not res.identified and "within = 0 assumed" in res.note
+    assert res.var_within == 0.0 and res.frame["var_d"].n_unique() == 1 and res.frame.height == 6
     assert res.tasks_needed == tasks_needed(0.1, res.var_d)
+    assert res.var_d == pytest.approx(np.var(np.array([1, 0, 1, 1, 0, 1]) - np.array([0, 0, 1, 0, 0, 1]), ddof=1))
+    stated = power_analysis(make_trials(rows), delta=0.1, icc=0.4, trials_per_task=[1, 4])
+    assert stated.var_within > 0 and stated.frame["tasks_needed"][1] < stated.frame["tasks_needed"][0]
     with pytest.raises(TaukError):
         power_analysis(delta=0.1)
     with pytest.raises(TaukError):

@@ -284,6 +284,10 @@ def test_same_seed_same_numbers_and_seed_matters():
     b = pass_hat_k(df.sample(fraction=1.0, shuffle=True, seed=1), ci=0.95, resamples=999, seed=5).to_frame()
     c = pass_hat_k(df, ci=0.95, resamples=999, seed=6).to_frame()
     assert a.equals(b)  # row order of the input does not matter
+    # the default (model) population interval is a deterministic quadrature; its re-run interval is Monte Carlo
+    assert a["ci_low"].equals(c["ci_low"]) and a["ci_high"].equals(c["ci_high"])
+    assert not a["rerun_ci_low"].equals(c["rerun_ci_low"]) or not a["rerun_ci_high"].equals(c["rerun_ci_high"])
+    a, c = (pass_hat_k(df, ci=0.95, method="bca", resamples=999, seed=s).to_frame() for s in (5, 6))
     assert not a["ci_low"].equals(c["ci_low"]) or not a["ci_high"].equals(c["ci_high"])
 
 
@@ -301,7 +305,9 @@ def test_summary_objects_render_and_are_frozen():
     f = s.to_frame()
     assert f.height == 1 and f["pass_hat_k"].dtype == pl.List(pl.Struct)
     rec = s.records()[0]["pass_hat_k"]["1"]
-    assert set(rec) == {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun"}
+    assert set(rec) == {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun", "rerun_ci_low", "rerun_ci_high",
+                        "interval_method", "rerun_interval_method", "model_check_p", "model_check_passed"}
+    assert rec["interval_method"] == rec["rerun_interval_method"] == "clopper-pearson (n=1)"  # one trial per task
     assert rec["ci_low"] <= rec["estimate"] <= rec["ci_high"]
     json.dumps(s.records())
 
@@ -310,13 +316,18 @@ def test_summary_objects_render_and_are_frozen():
 @pytest.mark.shared_data
 def test_taubench_gpt4o_airline_reference(shared_data):
     df = taubench_frame(shared_data / "taubench/gpt-4o_airline_4trials.json")
-    s = summarize(df, ci=0.95)
+    s = summarize(df, ci=0.95, method="bca")
     ph = s.records()[0]["pass_hat_k"]
     assert [ph[str(k)]["estimate"] for k in (1, 2, 3, 4)] == pytest.approx([0.42, 0.41 / 1.5, 0.22, 0.20], abs=1e-12)
     assert ph["2"]["estimate"] == pytest.approx(0.2733333333, abs=1e-9)
     assert ph["1"]["se_tasks"] == pytest.approx(0.0522, abs=5e-4)
     assert ph["4"]["ci_low"] == pytest.approx(0.10, abs=0.02 + 1e-9)
     assert ph["4"]["ci_high"] == pytest.approx(0.34, abs=0.02 + 1e-9)  # discrete: scipy gives 0.32 or 0.34 by seed
+    # the default (model): pass^4 of a new draw of tasks [0.090, 0.291], the same 50 tasks re-run [0.107, 0.263]
+    m = summarize(df, ci=0.95).records()[0]["pass_hat_k"]["4"]
+    assert (m["ci_low"], m["ci_high"]) == pytest.approx((0.090, 0.291), abs=2e-3)
+    assert (m["rerun_ci_low"], m["rerun_ci_high"]) == pytest.approx((0.107, 0.263), abs=5e-3)
+    assert m["interval_method"] == "model" and m["model_check_passed"] is True
     # the naive per-trial SE (SPEC: ≈ 0.035) is much smaller than the task-clustered one
     r = df["reward"].to_numpy() >= 1 - 1e-6
     assert np.std(r, ddof=1) / math.sqrt(r.size) == pytest.approx(0.035, abs=1e-3)

@@ -123,7 +123,8 @@ def test_holm_note_states_the_family_and_empty_pairs_are_a_footnote(sample):
     table = mc.summary()
     n_p = int(mc.pairs["p_adjusted"].is_not_null().sum())
     assert (n_p, mc.pairs.height) == (9, 10)
-    assert f"over the {n_p} comparison(s) with a p-value (of 10 pairs)" in table.notes[0]
+    assert f"over the {n_p} comparison(s) with a p-value (of 10 pairs)" in table.notes[1]
+    assert table.notes[0].startswith("p_value: paired t test")
     assert len(table.rows) == n_p  # no row for the pair without common tasks
     empty = [n for n in table.notes if "share no task" in n]
     assert len(empty) == 1 and "1 pair(s)" in empty[0] and "solo-airline vs solo-retail" in empty[0]

@@ -13,7 +13,7 @@ from typing import Any
 from tauk.conventions import CI_METHOD, RESAMPLES, SEED
 from tauk.errors import LoadWarning, TaukError
 
-CI_METHODS = ("bca", "percentile", "t", "bootstrap-t")
+CI_METHODS = ("model", "bca", "percentile", "t", "bootstrap-t")
 
 
 def _jsonable(v: Any) -> Any:
@@ -98,7 +98,9 @@ def add_load_args(p: argparse.ArgumentParser) -> None:
 
 def add_ci_args(p: argparse.ArgumentParser, ci: float | None = None) -> None:
     p.add_argument("--ci", type=float, default=ci, metavar="LEVEL", help="confidence level (0 for no interval)")
-    p.add_argument("--method", default=CI_METHOD, choices=list(CI_METHODS), help="interval method")
+    p.add_argument("--method", default=CI_METHOD, choices=list(CI_METHODS),
+                   help="interval method: model = beta-binomial posterior with a model check (comparisons: the paired "
+                        "test's own interval); bca, percentile, bootstrap-t = task bootstrap; t = t over tasks")
     p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=SEED, help="seed of the resampling")
 

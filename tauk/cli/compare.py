@@ -20,24 +20,30 @@ from tauk.conventions import CI_LEVEL
 from tauk.errors import TaukError
 
 COMPARE_KEYS = ("agent_a", "agent_b", "k", "n_tasks", "difference", "ci_low", "ci_high", "p_value",
-                "p_value_adjusted")  # fmt: skip
+                "p_value_adjusted", "test", "interval_method")  # fmt: skip
+TEST_LABELS = {"t": "paired t test (T − 1 df)", "signflip": "exact sign-flip test",
+               "signflip-mid": "mid-p sign-flip test"}  # fmt: skip
 
 
 def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, adjust: str,
-                    ci: float, method: str, resamples: int, seed: int, infra: str) -> list[dict[str, Any]]:  # fmt: skip
-    """The JSON records of ``tauk compare``: one per ``by`` group; p-values adjusted over the groups."""
+                    ci: float, method: str, resamples: int, seed: int, infra: str,
+                    test: str = "t") -> list[dict[str, Any]]:  # fmt: skip
+    """The JSON records of ``tauk compare``: one per ``by`` group; the headline p-values (``test``) adjusted over
+    the groups."""
     from tauk.stats import adjust_pvalues, compare
 
-    c = compare(res, a, b, k=k, by=by or None, infra=infra, ci=ci, method=method, resamples=resamples, seed=seed)
+    c = compare(res, a, b, k=k, by=by or None, infra=infra, ci=ci, method=method, resamples=resamples, seed=seed,
+                test=test)  # fmt: skip
     frame = c.to_frame()
-    p_adj = adjust_pvalues(frame["p_perm"].fill_null(float("nan")).to_numpy(), adjust=adjust)
+    p_adj = adjust_pvalues(frame["p_value"].fill_null(float("nan")).to_numpy(), adjust=adjust)
     out = []
     for r, pa in zip(frame.iter_rows(named=True), p_adj):
         rec: dict[str, Any] = {col: r[col] for col in c.by}
         rec.update({
             "agent_a": a, "agent_b": b, "k": k, "n_tasks": r["n_tasks"], "difference": r["diff"],
-            "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_value": r["p_perm"],
-            "p_value_adjusted": None if pa != pa else float(pa), "adjust": adjust,
+            "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_value": r["p_value"],
+            "p_value_adjusted": None if pa != pa else float(pa), "adjust": adjust, "test": r["test"],
+            "interval_method": r["interval_method"], "p_signflip": r["p_signflip"],
             "estimate_a": r["estimate_a"], "estimate_b": r["estimate_b"], "se": r["se"],
             "t_low": r["t_low"], "t_high": r["t_high"], "p_t": r["p_t"], "p_wilcoxon": r["p_wilcoxon"],
             "p_mcnemar": r["p_mcnemar"], "n_tasks_only_a": r["n_tasks_only_a"], "n_tasks_only_b": r["n_tasks_only_b"],
@@ -61,7 +67,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise TaukError(f"no run has agent label {lab!r}; labels present: {sorted(labels)}")
     by = split_list(args.by)
     recs = compare_records(res, args.a, args.b, args.k, by, args.adjust, args.ci or CI_LEVEL,
-                           args.method, args.resamples, args.seed, args.infra)  # fmt: skip
+                           args.method, args.resamples, args.seed, args.infra, args.test)  # fmt: skip
     if args.format == "json":
         print_json(recs)
     else:
@@ -79,9 +85,13 @@ def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequen
     rows = [[*(r[c] for c in by), r["n_tasks"], r["estimate_a"], r["estimate_b"],
              Interval(r["difference"], r["ci_low"], r["ci_high"]), r["p_value"], r["p_value_adjusted"]]
             for r in shown]  # fmt: skip
-    notes = [f"difference = {a} − {b}, paired on the tasks both ran; "
-             f"{args.ci or CI_LEVEL:.0%} {args.method} paired task-bootstrap interval",
-             "p_value: sign-flip permutation test"
+    level = args.ci or CI_LEVEL
+    test = getattr(args, "test", "t")
+    how = recs[0]["interval_method"] if recs else args.method
+    interval = (f"its own {level:.0%} interval ({how})" if args.method == "model" else
+                f"{level:.0%} {how} interval" + ("" if args.method == "t" else f", {args.resamples} resamples"))
+    notes = [f"difference = {a} − {b}, paired on the tasks both ran",
+             f"p_value: {TEST_LABELS[test]}; difference with {interval}"
              + (f"; p_adjusted: {args.adjust} over the {sum(r['p_value'] is not None for r in shown)} group(s)"
                 if by else "")]  # fmt: skip
     empty = [r for r in recs if not r["n_tasks"]]
@@ -98,6 +108,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=1, help="the k of pass^k compared")
     p.add_argument("--by", default=None, help="comma-separated columns to split by, e.g. domain")
     p.add_argument("--adjust", default="holm", choices=["holm", "bh", "none"], help="multiple-comparison control")
+    p.add_argument("--test", default="t", choices=list(TEST_LABELS),
+                   help="the test of p_value: paired t (calibrated at 20–50 tasks), exact or mid-p sign-flip")  # fmt: skip
     p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
     add_format_args(p)
     add_ci_args(p, ci=CI_LEVEL)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tauk.cli._common import add_ci_args, add_load_args, check_out_dir, load_inputs, parse_ks
-from tauk.conventions import CI_LEVEL
+from tauk.conventions import CI_LEVEL, CI_METHOD
 from tauk.errors import TaukError
 from tauk.report import DEFAULT_RESAMPLES
 
@@ -41,7 +41,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="write tables (Markdown, LaTeX) and figures (PDF, PNG) with an index README",
         description=(
             "Summary tables (agent × domain, agent, run), all-pairs comparisons (Holm) and every figure the data "
-            f"supports, in one folder. Intervals: task bootstrap, {DEFAULT_RESAMPLES} resamples by default."
+            f"supports, in one folder. Intervals: {CI_METHOD} by default (the beta-binomial model; comparisons: the "
+            f"paired t test's interval); --method bca etc. for a task bootstrap of {DEFAULT_RESAMPLES} resamples."
         ),
     )
     add_load_args(p)

@@ -226,14 +226,22 @@ def count_range(values: Iterable[Any], word: str = "task") -> str | None:
 
 
 def interval_note(result: Any, interval: str = "tasks", what: str = "task-bootstrap") -> str | None:
-    """``"95% BCa task-bootstrap interval (1999 resamples)"`` for a result object carrying ``ci`` / ``method`` /
-    ``resamples`` (None when it carries no interval)."""
+    """What a result's intervals are, for a caption: ``"95% beta-binomial model interval (new tasks)"`` (the default
+    method), ``"95% BCa task-bootstrap interval (1999 resamples)"``, ``"95% paired t interval"`` (a comparison), …
+    for a result object carrying ``ci`` / ``method`` / ``resamples`` (None when it carries no interval)."""
     ci = getattr(result, "ci", None)
-    if ci is None:
+    test = getattr(result, "test", None)
+    if ci is None and test is None:
         return None
+    ci = 0.95 if ci is None else ci  # a comparison always has its interval (at the default level)
+    method = str(getattr(result, "method", "") or "")
+    if method == "model" and test is not None:  # a comparison: the paired test's own interval
+        name = {"t": "paired t", "signflip": "sign-flip (inverted)", "signflip-mid": "mid-p sign-flip (inverted)"}
+        return f"{ci:.0%} {name.get(test, test)} interval"
+    if method == "model":
+        return f"{ci:.0%} beta-binomial model interval ({'these tasks re-run' if interval == 'rerun' else 'new tasks'})"
     if interval == "rerun":
         return f"{ci:.0%} fixed-task (re-run) normal interval"
-    method = str(getattr(result, "method", "") or "")
     resamples = getattr(result, "resamples", None)
     if method == "t":
         return f"{ci:.0%} t interval over tasks"

@@ -53,9 +53,9 @@ def _empty(r: dict[str, Any]) -> bool:
 def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = None, annotate: bool = True,
            figsize: Any = None) -> Figure:  # fmt: skip
     """Paired-difference forest plot: one row per pair (and ``by`` group) that shares tasks, the mean difference
-    a − b with its paired task-bootstrap interval, a zero line, and filled markers where the difference is
-    significant after the family's adjustment (``p_adjusted`` of a MultipleComparison; ``p_perm`` for a single
-    Comparison), hollow ones where it is not.
+    a − b with its interval (the paired t test's by default; the caption names it), a zero line, and filled markers
+    where the difference is significant after the family's adjustment (``p_adjusted`` of a MultipleComparison; the
+    headline ``p_value`` for a single Comparison), hollow ones where it is not.
 
     Pairs with no common task have no difference to draw: they get no row and are listed once in the caption,
     which also names the interval and says that n is the number of common tasks.
@@ -80,7 +80,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     Examples
     --------
     >>> import tauk
-    >>> mc = tauk.stats.compare_all(tauk.load("data"), k=1, resamples=999, permutations=999)
+    >>> mc = tauk.stats.compare_all(tauk.load("data"), k=1, permutations=999)
     >>> fig = tauk.plot.forest(mc, figsize="single")
     >>> len(fig.axes[0].get_yticklabels()), fig.get_size_inches().round(1).tolist()[0]
     (3, 3.3)
@@ -92,7 +92,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
         adjust = comparison.adjust
         k = comparison.k
     elif isinstance(comparison, Comparison):
-        df, p_col = comparison.frame, "p_perm"
+        df, p_col = comparison.frame, "p_value"
         adjust = "none"
         k = comparison.k
     else:
@@ -110,6 +110,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     labels = [_pair_label(r, by, width, two_lines=compact) for r in rows]
     caption = []
     note = interval_note(comparison, what="paired task-bootstrap")
+    test = {"t": "paired t", "signflip": "sign-flip", "signflip-mid": "mid-p sign-flip"}.get(comparison.test, "")
     caption.append((f"Bars: {note}; " if note else "") + "n = tasks both agents ran.")
     if any(r.get("ci_low") is None for r in rows):
         caption.append("Pairs on fewer than 2 common tasks have no interval.")
@@ -161,7 +162,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     span = max([abs(v) for v in finite] + [0.05])
     ax.set_xlim(-span * 1.15, span * 1.15)
     ax.set_xlabel(f"difference in {metric_label('pass^k', k)} (a − b)")
-    p_name = f"{adjust.upper() if adjust == 'bh' else adjust.capitalize()}-adjusted p" if adjust != "none" else "p (sign-flip)"
+    p_name = f"{adjust.upper() if adjust == 'bh' else adjust.capitalize()}-adjusted p" if adjust != "none" else f"p ({test})"
     handles = [
         Line2D([], [], marker="o", linestyle="", color=NEUTRAL, markerfacecolor=NEUTRAL, label=f"{p_name} < {a_lvl:g}"),
         Line2D([], [], marker="o", linestyle="", color=NEUTRAL, markerfacecolor="white", label=f"{p_name} ≥ {a_lvl:g}"),

@@ -28,10 +28,15 @@ from tauk.errors import TaukError
 
 from ._bootstrap import CI_METHODS
 
+INTERVAL_METHODS: tuple[str, ...] = ("model", *CI_METHODS)
+"""Every ``method=`` of pass^k / pass@k / summarize: the beta-binomial model (the default,
+:data:`tauk.conventions.CI_METHOD`) and the task-bootstrap / t methods."""
+
 __all__ = [
     "SUCCESS_TOL",
     "TASK_KEY",
     "GroupTasks",
+    "INTERVAL_METHODS",
     "as_trials",
     "check_ci",
     "u_hat",
@@ -88,8 +93,8 @@ def check_ci(ci: float | None, method: str, resamples: int) -> None:
     """Validate the interval options shared by every statistic (a :class:`TaukError` if one is off)."""
     if ci is not None and not (0.0 < ci < 1.0):
         raise TaukError(f"ci must be a level in (0, 1), e.g. 0.95; got {ci!r}")
-    if not isinstance(method, str) or method.lower() not in CI_METHODS:
-        raise TaukError(f"method must be one of {CI_METHODS}, got {method!r}")
+    if not isinstance(method, str) or method.lower() not in INTERVAL_METHODS:
+        raise TaukError(f"method must be one of {INTERVAL_METHODS}, got {method!r}")
     if resamples < 1:
         raise TaukError("resamples must be ≥ 1")
 

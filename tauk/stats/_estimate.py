@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import special
 
-from tauk.conventions import CI_LEVEL, CI_METHOD, RESAMPLES, SEED
+from tauk.conventions import CI_METHOD, RESAMPLES, SEED
 from tauk.errors import StatsWarning
 
-from ._bootstrap import column_stats, interval
+from ._bootstrap import column_stats
 from ._core import GroupTasks, u_hat
+from ._intervals import INTERVAL_FIELDS, N_NO_K, group_intervals, interval_notes, unanimous_interval
 
 __all__ = [
     "ESTIMATE_FIELDS",
@@ -27,11 +27,16 @@ __all__ = [
     "metric_key",
     "records_by_k",
     "resolve_ks",
+    "interval_notes",
     "unanimous_interval",
     "warn_excluded",
 ]
 
-ESTIMATE_FIELDS = ("estimate", "ci_low", "ci_high", "se_tasks", "se_rerun")
+ESTIMATE_FIELDS = (
+    "estimate", "ci_low", "ci_high", "se_tasks", "se_rerun", "rerun_ci_low", "rerun_ci_high", "interval_method",
+    "rerun_interval_method", "model_check_p", "model_check_passed",
+)  # fmt: skip
+"""The fields of one (group, k) in ``records()``: the estimate, both SEs, both intervals and what made them."""
 
 
 def _u_matrix(g: GroupTasks, ks: Sequence[int], metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -58,64 +63,37 @@ def estimate_group(
     seed: int | None = SEED,
     progress: bool | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per k: estimate, SEs, intervals, and how many tasks entered / were left out (n_t < k)."""
+    """One row per k: estimate, SEs, intervals (and what made them), and how many tasks entered / were left out
+    (n_t < k). See :mod:`tauk.stats._intervals` for the intervals."""
     if not ks or g.T == 0:
-        return [_empty_row(k, g) for k in ks]
+        return [_empty_row(k, g, ci) for k in ks]
     U, V = _u_matrix(g, ks, metric)
     est, se, T = column_stats(U)
-    rows = []
-    lo = hi = np.full(len(ks), np.nan)
-    if ci is not None:
-        lo, hi = interval(method, U, ci, resamples, seed, progress)
-        lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
-        lo, hi = unanimous_interval(U, lo, hi, ci)
-    z = special.ndtri(0.5 + (ci if ci is not None else CI_LEVEL) / 2.0)
+    se_rerun: list[float | None] = []
+    n_used: list[int] = []
     for j, k in enumerate(ks):
         defined = np.isfinite(U[:, j])
-        n_used = int(defined.sum())
-        ok_rerun = n_used > 0 and bool(np.all(g.n[defined] >= 2 * k))
-        se_rerun = np.sqrt(max(float(np.sum(V[defined, j])), 0.0)) / n_used if ok_rerun else None
-        e = float(est[j]) if n_used else None
+        n_used.append(int(defined.sum()))
+        ok_rerun = n_used[j] > 0 and bool(np.all(g.n[defined] >= 2 * k))
+        se_rerun.append(np.sqrt(max(float(np.sum(V[defined, j])), 0.0)) / n_used[j] if ok_rerun else None)
+    if ci is None:
+        ivs = [dict.fromkeys(INTERVAL_FIELDS) for _ in ks]
+    else:
+        ivs = group_intervals(g, ks, U, est, se_rerun, metric, ci, method.lower(), resamples, seed, progress)
+    rows = []
+    for j, k in enumerate(ks):
         rows.append(
             {
                 "k": int(k),
-                "n_tasks": n_used,
-                "n_tasks_excluded": int(g.T - n_used),
-                "estimate": e,
+                "n_tasks": n_used[j],
+                "n_tasks_excluded": int(g.T - n_used[j]),
+                "estimate": float(est[j]) if n_used[j] else None,
                 "se_tasks": _f(se[j]),
-                "se_rerun": se_rerun,
-                "ci_low": _f(lo[j]),
-                "ci_high": _f(hi[j]),
-                "rerun_ci_low": None if se_rerun is None or ci is None else e - z * se_rerun,
-                "rerun_ci_high": None if se_rerun is None or ci is None else e + z * se_rerun,
+                "se_rerun": se_rerun[j],
+                **ivs[j],
             }
         )
     return rows
-
-
-def unanimous_interval(U: np.ndarray, lo: np.ndarray, hi: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Where every task (of at least 2) is at 0, or every task at 1, a resampling or t interval is the point
-    itself — the data cannot say the population value is exactly 0 or 1. There the interval is Clopper–Pearson
-    for T tasks (every one a success, or every one a failure): [(α/2)^(1/T), 1] or [0, 1 − (α/2)^(1/T)]. It holds
-    for any [0, 1]-valued per-task estimate X with mean μ: P(X = 1) ≤ μ, so T ones have probability ≤ μ^T (and
-    P(X = 0) ≤ 1 − μ for T zeros).
-
-    >>> lo, hi = unanimous_interval(np.ones((10, 1)), np.ones(1), np.ones(1), 0.95)
-    >>> round(float(lo[0]), 4), float(hi[0])
-    (0.6915, 1.0)
-    """
-    lo, hi = lo.copy(), hi.copy()
-    edge = (1.0 - level) / 2.0
-    for j in range(U.shape[1]):
-        u = U[:, j][np.isfinite(U[:, j])]
-        if u.size < 2:
-            continue
-        bound = edge ** (1.0 / u.size)
-        if np.all(u == 1.0):
-            lo[j], hi[j] = bound, 1.0
-        elif np.all(u == 0.0):
-            lo[j], hi[j] = 0.0, 1.0 - bound
-    return lo, hi
 
 
 def _f(x: Any) -> float | None:
@@ -125,13 +103,12 @@ def _f(x: Any) -> float | None:
     return None if np.isnan(x) else x
 
 
-def _empty_row(k: int, g: GroupTasks) -> dict[str, Any]:
-    return {
-        "k": int(k),
-        "n_tasks": 0,
-        "n_tasks_excluded": int(g.T),
-        **{f: None for f in ("estimate", "se_tasks", "se_rerun", "ci_low", "ci_high", "rerun_ci_low", "rerun_ci_high")},
-    }
+def _empty_row(k: int, g: GroupTasks, ci: float | None = None) -> dict[str, Any]:
+    row = {"k": int(k), "n_tasks": 0, "n_tasks_excluded": int(g.T), "estimate": None, "se_tasks": None,
+           "se_rerun": None, **dict.fromkeys(INTERVAL_FIELDS)}  # fmt: skip
+    if ci is not None:
+        row["interval_method"] = row["rerun_interval_method"] = N_NO_K
+    return row
 
 
 LONG_SCHEMA = {
@@ -145,6 +122,10 @@ LONG_SCHEMA = {
     "ci_high": pl.Float64,
     "rerun_ci_low": pl.Float64,
     "rerun_ci_high": pl.Float64,
+    "interval_method": pl.String,
+    "rerun_interval_method": pl.String,
+    "model_check_p": pl.Float64,
+    "model_check_passed": pl.Boolean,
 }
 
 
@@ -167,10 +148,8 @@ def metric_key(metric: str) -> str:
 
 
 def ci_note(ci, method, resamples, seed) -> str:
-    if ci is None:
-        return "no interval requested (ci=None); se_tasks = sd_t(Û_k)/√T, se_rerun for the same tasks re-run"
-    boot = "" if method == "t" else f", {resamples} task resamples, seed {seed}"
-    return f"{ci:.0%} {method} interval over tasks{boot}"
+    """The first note of :func:`interval_notes` (kept for callers that want the one line)."""
+    return interval_notes(pl.DataFrame(), (), ci, method, resamples, seed)[0]
 
 
 def records_by_k(frame: pl.DataFrame, by: tuple[str, ...], name: str) -> list[dict[str, Any]]:

@@ -15,16 +15,18 @@ from scipy import stats
 from tauk.conventions import CI_LEVEL
 from tauk.errors import TaukError
 
-from ._bootstrap import column_stats, interval, t_interval
+from ._bootstrap import column_stats, interval
 from ._core import GroupTasks, as_trials, prepare_trials, task_groups, u_hat
 from .pvalues import sign_flip_pvalue
 
 __all__ = [
     "NUM_FIELDS",
     "ROW_SCHEMA",
+    "TESTS",
     "Paired",
     "PairedTasks",
     "groups_by_label",
+    "interval_label",
     "nn",
     "pair_tasks",
     "paired",
@@ -87,8 +89,28 @@ class Paired:
     tasks: pl.DataFrame
 
 
-def paired(ga, gb, a, b, k, ci, method, resamples, seed, permutations, progress) -> Paired:
-    """Compare label values ``a`` and ``b`` (their groups ``ga``, ``gb``) on shared tasks at one k."""
+TESTS = ("t", "signflip", "signflip-mid")
+"""The paired tests of :func:`tauk.stats.compare` (``test=``); see :func:`tauk.stats.paired.paired_test`."""
+
+TEST_NAMES = {"t": "paired t", "signflip": "sign-flip inversion", "signflip-mid": "mid-p sign-flip inversion"}
+
+
+def interval_label(method: str, test: str) -> str:
+    """What made a comparison's ``ci_low`` / ``ci_high``: the test's own interval (``method="model"``, the
+    default) or the paired task bootstrap / t interval of ``method``."""
+    if method == "model":
+        return TEST_NAMES[test]
+    return "t interval" if method == "t" else f"{method} paired task bootstrap"
+
+
+def paired(ga, gb, a, b, k, ci, method, resamples, seed, permutations, progress, test="t") -> Paired:
+    """Compare label values ``a`` and ``b`` (their groups ``ga``, ``gb``) on shared tasks at one k.
+
+    The headline ``p_value`` (and, with ``method="model"``, ``ci_low`` / ``ci_high``) come from the paired test
+    ``test`` (:func:`tauk.stats.paired.paired_test`); another ``method`` gives the paired task-bootstrap interval.
+    """
+    from .paired import paired_test
+
     pair = pair_tasks(ga, gb, k)
     tasks, only_a, only_b, excluded = pair.tasks, pair.only_a, pair.only_b, pair.excluded
     na, ca, nta, nb, cb, ntb = pair.n_a, pair.c_a, pair.n_trials_a, pair.n_b, pair.c_b, pair.n_trials_b
@@ -104,29 +126,27 @@ def paired(ga, gb, a, b, k, ci, method, resamples, seed, permutations, progress)
         "n_tasks_only_a": only_a,
         "n_tasks_only_b": only_b,
         "n_tasks_excluded": excluded,
+        "test": test,
+        "interval_method": interval_label(method, test),
     }
     level = ci if ci is not None else CI_LEVEL
     if T == 0:
         row.update(dict.fromkeys(NUM_FIELDS))
-        row["perm_method"] = None
+        row["signflip_method"] = row["perm_method"] = None
     else:
         mean, se, _ = column_stats(d)
-        diff = float(mean[0])
         se0 = float(se[0]) if T > 1 else float("nan")
-        tl, th = t_interval(mean, se, np.array([T]), level)
-        if T > 1:
+        tt = paired_test(d, level=level, method="t")
+        head = tt if test == "t" else paired_test(d, level=level, method=test, permutations=permutations, seed=seed)
+        if method == "model":
+            lo, hi = head.lo, head.hi
+        elif T > 1:
             # the paired bootstrap: resampling tasks resamples (Û_A, Û_B) together, i.e. d_t
             bl, bh = interval(method, d, level, resamples, seed, progress)
+            lo, hi = bl[0], bh[0]
         else:
-            bl = bh = np.array([np.nan])
-        if T > 1 and se0 > 0:
-            tstat = diff / se0
-            p_t = float(2 * stats.t.sf(abs(tstat), T - 1))
-        elif T > 1 and diff == 0:
-            p_t = 1.0
-        else:
-            p_t = None
-        p_perm, perm_method = sign_flip_pvalue(d, permutations=permutations, seed=seed)
+            lo = hi = float("nan")
+        p_sf, sf_method = sign_flip_pvalue(d, permutations=permutations, seed=seed)
         nz = d[d != 0]
         if nz.size == 0:
             p_w = 1.0
@@ -143,21 +163,23 @@ def paired(ga, gb, a, b, k, ci, method, resamples, seed, permutations, progress)
             {
                 "estimate_a": float(np.mean(ua)),
                 "estimate_b": float(np.mean(ub)),
-                "diff": diff,
+                "diff": float(mean[0]),
                 "se": nn(se0),
-                "t_low": nn(tl[0]),
-                "t_high": nn(th[0]),
-                "ci_low": nn(bl[0]),
-                "ci_high": nn(bh[0]),
-                "p_t": p_t,
-                "p_perm": float(p_perm),
+                "t_low": nn(tt.lo),
+                "t_high": nn(tt.hi),
+                "ci_low": nn(lo),
+                "ci_high": nn(hi),
+                "p_value": nn(head.p_value),
+                "p_t": nn(tt.p_value),
+                "p_signflip": float(p_sf),
                 "p_wilcoxon": p_w,
                 "mcnemar_a_only": n10,
                 "mcnemar_b_only": n01,
                 "p_mcnemar": p_mc,
+                "p_perm": float(p_sf),
             }
         )
-        row["perm_method"] = perm_method
+        row["signflip_method"] = row["perm_method"] = sf_method
     tframe = pl.DataFrame(
         {
             "domain": [t[0] for t in tasks],
@@ -182,15 +204,18 @@ def nn(x) -> float | None:
 
 
 NUM_FIELDS = (
-    "estimate_a", "estimate_b", "diff", "se", "t_low", "t_high", "ci_low", "ci_high", "p_t", "p_perm",
-    "p_wilcoxon", "mcnemar_a_only", "mcnemar_b_only", "p_mcnemar",
+    "estimate_a", "estimate_b", "diff", "se", "t_low", "t_high", "ci_low", "ci_high", "p_value", "p_t", "p_signflip",
+    "p_wilcoxon", "mcnemar_a_only", "mcnemar_b_only", "p_mcnemar", "p_perm",
 )
 ROW_SCHEMA = {
     "a": pl.String, "b": pl.String, "k": pl.Int64, "n_tasks": pl.Int64, "n_tasks_only_a": pl.Int64,
     "n_tasks_only_b": pl.Int64, "n_tasks_excluded": pl.Int64, "estimate_a": pl.Float64, "estimate_b": pl.Float64,
-    "diff": pl.Float64, "se": pl.Float64, "t_low": pl.Float64, "t_high": pl.Float64, "ci_low": pl.Float64,
-    "ci_high": pl.Float64, "p_t": pl.Float64, "p_perm": pl.Float64, "perm_method": pl.String,
-    "p_wilcoxon": pl.Float64, "mcnemar_a_only": pl.Int64, "mcnemar_b_only": pl.Int64, "p_mcnemar": pl.Float64,
+    "diff": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "interval_method": pl.String,
+    "test": pl.String, "p_value": pl.Float64, "se": pl.Float64, "t_low": pl.Float64, "t_high": pl.Float64,
+    "p_t": pl.Float64, "p_signflip": pl.Float64, "signflip_method": pl.String, "p_wilcoxon": pl.Float64,
+    "mcnemar_a_only": pl.Int64, "mcnemar_b_only": pl.Int64, "p_mcnemar": pl.Float64,
+    # deprecated aliases (one release): p_perm = p_signflip, perm_method = signflip_method
+    "p_perm": pl.Float64, "perm_method": pl.String,
 }
 
 

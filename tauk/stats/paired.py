@@ -17,10 +17,10 @@ task). Type-I error at α = 0.05 (exact where d_t ∈ {−1, 0, 1}, else 2,000 s
 reported by                            type-I range  cells in 4–6 %   power at δ = 0.1 vs t
 =====================================  ============  ===============  ==========================
 **paired t (default)**                 2.2–5.4 %     28 / 30          —
-paired bootstrap BCa (today's CI)      4.4–9.7 %     16 / 30          −2.2…+13.3 (over-rejects)
+paired bootstrap BCa (the old CI)      4.4–9.7 %     16 / 30          −2.2…+13.3 (over-rejects)
 paired bootstrap percentile            2.2–6.6 %     25 / 30          −2.6…+7.1
 paired bootstrap-t                     4.2–10.1 %    14 / 30          −3.1…+13.2
-sign-flip, exact (today's p_perm)      0.1–3.8 %     0 / 30           −13.3…−3.0
+sign-flip, exact (the old p_perm)      0.1–3.8 %     0 / 30           −13.3…−3.0
 sign-flip, mid-p                       0.5–5.3 %     17 / 30          −8.6…0
 sign-flip, randomised                  4.1–5.6 %     30 / 30          −1.3…+1.2
 score z (McNemar χ²), Wilcoxon         2.2–5.3 %     27 / 30          −2.3…0
@@ -33,7 +33,7 @@ at least 5 such tasks on average it is 4.0–5.4 %. Its interval covers a true �
 
 Why not the others
 ------------------
-* Sign-flip permutation of Σ d_t (what compare() reports today as ``p_perm``) is exact under the paired null
+* Sign-flip permutation of Σ d_t (compare()'s headline ``p_perm`` before; now the cross-check ``p_signflip``) is exact under the paired null
   (A and B exchangeable within each task, so d_t is symmetric about 0) but very conservative at these sizes: with
   one trial per task (or k = n) d_t ∈ {−1, 0, 1}, only the m tasks with d_t ≠ 0 carry information and the test is a
   sign test on Binomial(m, ½), whose attainable sizes are coarse. It *is* exact McNemar at n = 1, and it is also the

@@ -7,13 +7,16 @@ Estimators (per group, over tasks t = 1…T with n_t trials and c_t successes):
 
 Uncertainty, for two different questions:
 
-* *population* (new tasks drawn from the same pool): ``se_tasks = sd_t(Û_k)/√T`` and a task-bootstrap interval
-  (BCa by default, or percentile, bootstrap-t) or a t interval with T−1 df;
+* *population* (new tasks drawn from the same pool): ``se_tasks = sd_t(Û_k)/√T`` and ``ci_low`` / ``ci_high``;
 * *fixed tasks* (re-running the same T tasks): ``se_rerun = √(Σ_t (Û_k² − Û_2k)) / T`` — Û_k² − Û_2k is unbiased
-  for the per-task variance of Û_k — only when every n_t ≥ 2k, with a normal interval.
+  for the per-task variance of Û_k — when every n_t ≥ 2k, and ``rerun_ci_low`` / ``rerun_ci_high``.
 
-Trials are never resampled within tasks: that centres pass^k on (c/n)^k (biased upward for k > 1) and a two-stage
-bootstrap counts trial noise twice (SPEC §4). One matrix of resampled task indices per group serves every k.
+Both intervals come by default (``method="model"``) from one beta-binomial posterior (:mod:`tauk.stats.model`,
+calibrated at 10–50 tasks where the task bootstrap is not; see :mod:`tauk.stats._intervals`); ``method="bca"``,
+``"percentile"``, ``"bootstrap-t"`` give a task-bootstrap population interval and ``"t"`` a t interval with T−1
+df, each with the normal re-run interval. Trials are never resampled within tasks: that centres pass^k on (c/n)^k
+(biased upward for k > 1) and a two-stage bootstrap counts trial noise twice (SPEC §4). One matrix of resampled task
+indices per group serves every k.
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ from tauk.table import SummaryTable
 from ._bootstrap import bootstrap_means, bootstrap_t_interval
 from ._core import as_trials, check_ci, normalize_by, normalize_k, prepare_trials, task_groups, u_hat
 from ._estimate import (
-    ci_note,
     estimate_group,
+    interval_notes,
     long_frame,
     metric_key,
     records_by_k,
@@ -54,8 +57,12 @@ class PassKResult:
     """pass^k or pass@k per group and k (immutable; from :func:`pass_hat_k` / :func:`pass_at_k`).
 
     ``frame``: group keys, k, n_tasks, n_tasks_excluded (n_t < k), estimate, se_tasks, se_rerun, ci_low, ci_high
-    (task bootstrap / t), rerun_ci_low, rerun_ci_high (fixed-task normal). ``n_tasks_no_kept``: group keys and the
-    count of tasks whose every trial was dropped.
+    (population: a new draw of tasks), rerun_ci_low, rerun_ci_high (fixed tasks: the same tasks re-run),
+    interval_method and rerun_interval_method (what made each interval: ``"model"``, ``"model+bootstrap-t (check
+    failed)"``, ``"clopper-pearson (n=1)"``, ``"bca"``, ``"clopper-pearson over tasks (unanimous)"``, ``"normal
+    (se_rerun)"``, ``"model (se_rerun = 0)"``, or ``"none: …"`` saying why an interval is null), model_check_p and
+    model_check_passed (the model's posterior predictive check; null when the model made no interval of the row or
+    could not be checked). ``n_tasks_no_kept``: group keys and the count of tasks whose every trial was dropped.
     """
 
     metric: str
@@ -92,21 +99,26 @@ class PassKResult:
 
     def records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per group: group keys and ``{metric: {"k": {estimate, ci_low, ci_high, se_tasks,
-        se_rerun}}}`` (metric ``pass_hat_k`` or ``pass_at_k``)."""
+        se_rerun, rerun_ci_low, rerun_ci_high, interval_method, rerun_interval_method, model_check_p,
+        model_check_passed}}}`` (metric ``pass_hat_k`` or ``pass_at_k``)."""
         return records_by_k(self.frame, self.by, metric_key(self.metric))
 
     def summary(self) -> SummaryTable:
-        """The table (text, HTML, LaTeX) of every (group, k)."""
-        cols = [*self.by, "k", "tasks", self.metric, "se_tasks", "se_rerun", "ci_low", "ci_high"]
+        """The table (text, HTML, LaTeX) of every (group, k); the notes say what made the intervals."""
+        cols = [*self.by, "k", "tasks", self.metric, "se_tasks", "se_rerun", "ci_low", "ci_high", "rerun_low",
+                "rerun_high"]  # fmt: skip
         rows = [
-            [*(r[c] for c in self.by), r["k"], r["n_tasks"], r["estimate"], r["se_tasks"], r["se_rerun"], r["ci_low"], r["ci_high"]]
+            [*(r[c] for c in self.by), r["k"], r["n_tasks"], r["estimate"], r["se_tasks"], r["se_rerun"], r["ci_low"],
+             r["ci_high"], r["rerun_ci_low"], r["rerun_ci_high"]]
             for r in self.frame.iter_rows(named=True)
-        ]
-        notes = [ci_note(self.ci, self.method, self.resamples, self.seed), f"infrastructure errors: {self.infra}"]
+        ]  # fmt: skip
+        notes = interval_notes(self.frame, self.by, self.ci, self.method, self.resamples, self.seed)
+        notes.append(f"infrastructure errors: {self.infra}")
         excl = self.frame.filter(pl.col("n_tasks_excluded") > 0)
         if excl.height:
             notes.append(f"{excl.height} (group, k) cells left out tasks with fewer than k trials (see n_tasks_excluded)")
-        fields = [*self.by, "k", "n_tasks", "estimate", "se_tasks", "se_rerun", "ci_low", "ci_high"]
+        fields = [*self.by, "k", "n_tasks", "estimate", "se_tasks", "se_rerun", "ci_low", "ci_high", "rerun_ci_low",
+                  "rerun_ci_high"]  # fmt: skip
         return SummaryTable.build(self.metric, cols, rows, notes, fields=fields, keys=len(self.by) + 1)
 
     def _repr_html_(self) -> str:
@@ -159,11 +171,12 @@ def pass_hat_k(
     reward: str = "reward",
     progress: bool | None = None,
 ) -> PassKResult:
-    """pass^k per group: the mean over tasks of Û_k = C(c_t,k)/C(n_t,k), with se_tasks, se_rerun and a
-    task-bootstrap interval.
+    """pass^k per group: the mean over tasks of Û_k = C(c_t,k)/C(n_t,k), with se_tasks, se_rerun and intervals for
+    a new draw of tasks (``ci_low``/``ci_high``) and for these tasks re-run (``rerun_ci_low``/``rerun_ci_high``).
 
-    Resampling is over tasks only (never trials within tasks: biased, see the module docs). The same seed gives
-    the same numbers; every k of a group shares one resample matrix.
+    The default intervals come from a beta-binomial model of the tasks, checked against the data (see
+    :mod:`tauk.stats.model`); the columns ``interval_method``, ``rerun_interval_method``, ``model_check_p`` and
+    ``model_check_passed`` say what made them. The same seed gives the same numbers.
 
     Parameters
     ----------
@@ -179,10 +192,15 @@ def pass_hat_k(
     ci
         Confidence level of the interval (default :data:`tauk.conventions.CI_LEVEL`); ``None`` for no interval.
     method
-        ``"bca"`` (default), ``"percentile"``, ``"bootstrap-t"`` or ``"t"`` (T−1 df). Where every task is at 0 or
-        every task at 1, the interval is Clopper–Pearson over the tasks instead of the point.
+        ``"model"`` (default, :data:`tauk.conventions.CI_METHOD`): the beta-binomial posterior — both intervals from
+        one fit; where its posterior predictive check fails (p < 0.05), the union with a bootstrap-t task interval;
+        every task with one trial: Clopper–Pearson on (Σ c_t, T). ``"bca"``, ``"percentile"``, ``"bootstrap-t"``
+        (task bootstrap) or ``"t"`` (T−1 df) for the population and θ̂ ± z·se_rerun for a re-run (the model's
+        fixed-task interval where se_rerun = 0); where every task is at 0 or every task at 1, the population
+        interval is Clopper–Pearson over the tasks instead of the point.
     resamples, seed
-        Bootstrap resamples and seed (defaults :data:`~tauk.conventions.RESAMPLES`, :data:`~tauk.conventions.SEED`).
+        Bootstrap resamples (the bootstrap methods and the model's fallback) and seed (also of the model's
+        re-run draws and check); defaults :data:`~tauk.conventions.RESAMPLES`, :data:`~tauk.conventions.SEED`.
     infra
         ``"drop"`` (default) removes infrastructure errors before every metric; ``"fail"`` counts them as failures.
     reward
@@ -204,9 +222,12 @@ def pass_hat_k(
     --------
     >>> import tauk
     >>> res = tauk.load("data")
-    >>> r = tauk.stats.pass_hat_k(res, by="agent", k=1, resamples=999)
+    >>> r = tauk.stats.pass_hat_k(res, by="agent", k=1)
     >>> r.to_frame().select("agent", "estimate")["estimate"].to_list()
     [0.765, 0.51, 0.335]
+    >>> lo, hi, how = r.to_frame().select("ci_low", "ci_high", "interval_method").row(2)
+    >>> round(lo, 4), round(hi, 4), how
+    (0.2624, 0.4293, 'model')
     >>> tauk.stats.pass_hat_k(tauk.score(res), by="agent", k=1, ci=None, reward="score_reward").estimate(agent="baseline")
     0.335
     """

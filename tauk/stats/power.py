@@ -1,18 +1,29 @@
 """How many tasks (and trials per task) a paired comparison needs (SPEC §4).
 
-Tasks needed to detect a mean per-task difference δ with a two-sided level-α test of power 1−β:
+The plan is for the test :func:`tauk.stats.compare` reports: the two-sided paired t test with T − 1 df. Its power
+against a mean per-task difference δ is that of the noncentral t (:func:`tauk.stats.sample_size.power_t`),
 
-    T = (z_{1−α/2} + z_{1−β})² · Var(d_t) / δ²
+    power(T) = P(|t'_{T−1}(λ)| > t_{T−1, 1−α/2}),   λ = δ·√T / σ_d,   σ_d² = Var(d_t),
 
-With n trials per task and agent, the variance of a task's observed difference splits into a between-task part
-(real differences in how hard each task is for A versus B) and a within-task part (trial noise):
+and the tasks needed are the smallest T with power(T) ≥ 1 − β (:func:`tasks_needed`; the normal formula
+T = (z_{1−α/2} + z_{1−β})²·σ_d²/δ² used before is 1–3 tasks short).
 
-    Var(d̄_t with n trials) = σ²_between + σ²_within / n
+With m trials per task and agent, Var(d_t) = σ²_between + σ²_within / m (pass^1). From a pilot
+(:mod:`tauk.stats.sample_size`):
 
-σ²_within is estimated from pilot data with the unbiased per-task trial variance c(n−c)/(n(n−1)) of each agent
-(needs n ≥ 2), σ²_between as the observed Var(d̄_t) minus the pilot's own trial noise (clipped at 0). The ICC
-σ²_between / (σ²_between + σ²_within) says how much more trials per task can help: adding trials only shrinks the
-within part, so the tasks needed fall towards (z…)²·σ²_between/δ² and never below.
+* **paired pilot** (both agents on the same tasks, ≥ 2 trials): σ²_within from the unbiased per-task trial
+  variances c(n−c)/(n(n−1)) of each agent, σ²_between = Var(d̂_t) − the pilot's trial noise (clipped at 0). With one
+  trial per task only Var(d_t) at m = 1 is identified: the within part is 0 (more trials do not help: a
+  conservative plan) unless an ``icc`` is stated;
+* **single-agent pilot**: the two future agents are taken to share task difficulty (pairing removes it), to differ
+  task by task with a stated ``disagreement`` variance (default 0), and to have the pilot agent's trial noise:
+  σ²_within = 2·E[p(1−p)], estimated without bias from tasks with ≥ 2 trials; with one trial per task bounded by
+  p̄(1−p̄) (or (1 − icc)·p̄(1−p̄) for a stated ``icc``). (Before: twice the pilot's total per-task variance, i.e. two
+  *independent* agents — it counted the between-task spread of difficulty that pairing removes, and planned 3–4×
+  too many tasks at 4 trials per task.)
+
+Measured (``benchmarks/calibration.py --section compare``; τ-bench-like population, δ = 0.1, 80 % target): with the
+true variance the plans deliver 80.7 % (1 trial/task) and 80.3 % (4 trials/task); from 50-task pilots 78.3–79.0 %.
 
 Entry point: :func:`power_analysis` (``power(delta, alpha, power, …)``, whose parameter shared its name, is kept for
 one release as a deprecated alias). The target power is ``target_power`` everywhere (1 − β).
@@ -20,7 +31,6 @@ one release as a deprecated alias). The target power is ``target_power`` everywh
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +38,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import special
 
 from tauk._compat import keyword_options
 from tauk.conventions import INFRA
@@ -38,6 +47,8 @@ from tauk.table import SummaryTable
 from ._core import as_trials, prepare_trials, task_groups
 from ._pairing import pair_tasks
 from .compare import Comparison
+from .sample_size import power_t, variance_from_paired_pilot, variance_from_pilot
+from .sample_size import tasks_needed as _tasks_needed
 
 __all__ = ["PowerResult", "power_analysis", "power", "tasks_needed"]
 
@@ -53,7 +64,11 @@ TRIALS_PER_TASK: tuple[int, ...] = (1, 2, 3, 4, 8, 16)
 
 @keyword_options(("delta", "var_d", "alpha", "power"), renamed={"power": "target_power"})
 def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_power: float = TARGET_POWER) -> int:
-    """Tasks needed to detect a mean per-task difference ``delta``: T = ceil((z_{1−α/2} + z_{1−β})² · Var(d_t) / δ²).
+    """Tasks needed to detect a mean per-task difference ``delta`` with the paired t test compare() reports: the
+    smallest T ≥ 2 whose power (noncentral t, T − 1 df) is at least ``target_power``.
+
+    (Before this release: the normal formula ceil((z_{1−α/2} + z_{1−β})² · Var(d_t) / δ²), 1–3 tasks fewer — e.g.
+    197 instead of 199 below — and 0 for var_d = 0, now 2.)
 
     Parameters
     ----------
@@ -74,19 +89,16 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_pow
     Raises
     ------
     TaukError
-        When ``delta`` is 0 or ``alpha`` / ``target_power`` lie outside (0, 1).
+        When ``delta`` is 0, ``var_d`` < 0 or ``alpha`` / ``target_power`` lie outside (0, 1).
 
     Examples
     --------
     >>> tasks_needed(0.1, 0.25), tasks_needed(0.1, 0.25, target_power=0.9)
-    (197, 263)
+    (199, 265)
     """
-    if delta == 0:
-        raise TaukError("delta must be nonzero")
     if not (0 < alpha < 1 and 0 < target_power < 1):
         raise TaukError("alpha and target_power must lie in (0, 1)")
-    z = special.ndtri(1 - alpha / 2) + special.ndtri(target_power)
-    return int(math.ceil(z * z * float(var_d) / (delta * delta) - 1e-12))
+    return _tasks_needed(delta, float(var_d), alpha=alpha, power=target_power)
 
 
 @dataclass(frozen=True)
@@ -94,8 +106,11 @@ class PowerResult:
     """Tasks needed for a paired comparison (immutable; from :func:`power_analysis`).
 
     ``frame``: trials_per_task, var_d (per-task variance of the difference at that n), tasks_needed,
-    trials_needed (per agent = n · T). ``var_between``/``var_within``/``icc`` are null when not estimable
-    (a pilot with one trial per task, or ``var_d`` given directly).
+    trials_needed (per agent = n · T), power (of the paired t test at that many tasks). ``var_between`` /
+    ``var_within``: Var(d_t) = var_between + var_within / n; ``icc`` = var_between / (var_between + var_within)
+    (null when the pilot cannot tell, or ``var_d`` was given); ``identified``: both parts estimated from the pilot
+    (False when an assumption or a bound fills a gap, said in ``note``); ``var_p``: the pilot's between-task
+    variance of p (single-agent pilots).
     """
 
     delta: float
@@ -107,8 +122,11 @@ class PowerResult:
     icc: float | None
     pilot_trials_per_task: float | None
     pilot_tasks: int | None
-    source: str  # "var_d" | "paired pilot" | "single-agent pilot (×2, independent agents)"
+    source: str  # "var_d" | "paired pilot[, 1 trial/task]" | "single-agent pilot[, 1 trial/task]"
     frame: pl.DataFrame
+    note: str = ""
+    identified: bool = True
+    var_p: float | None = None
 
     def to_frame(self) -> pl.DataFrame:
         """One row per trials-per-task value."""
@@ -133,49 +151,28 @@ class PowerResult:
 
     def summary(self) -> SummaryTable:
         """The table (text, HTML, LaTeX): tasks needed per trials per task, with the variance split as notes."""
-        rows = [[r["trials_per_task"], r["var_d"], r["tasks_needed"], r["trials_needed"]] for r in self.frame.iter_rows(named=True)]
+        rows = [[r["trials_per_task"], r["var_d"], r["tasks_needed"], r["trials_needed"], r["power"]]
+                for r in self.frame.iter_rows(named=True)]  # fmt: skip
         notes = [
             f"δ = {self.delta}, two-sided α = {self.alpha}, power = {self.target_power}; source: {self.source}",
+            "tasks needed for the paired t test compare() reports (noncentral t, T − 1 df)",
             f"Var(d_t) = {self.var_d if self.var_d is None else round(self.var_d, 6)} at the pilot's trials per task"
             + ("" if self.pilot_trials_per_task is None else f" ({self.pilot_trials_per_task:g})"),
         ]
-        if self.icc is not None:
-            notes.append(
-                f"σ²_between = {self.var_between:.6g}, σ²_within = {self.var_within:.6g}, ICC = {self.icc:.3f}"
-            )
-        else:
-            notes.append("between/within split not estimable (needs ≥ 2 trials per task in the pilot)")
-        return SummaryTable.build("tasks needed", ["trials/task", "Var(d_t)", "tasks", "trials/agent"], rows, notes)
+        if self.var_between is not None:
+            icc = "" if self.icc is None else f", ICC = {self.icc:.3f}"
+            notes.append(f"Var(d_t) = σ²_between + σ²_within / n: σ²_between = {self.var_between:.6g}, "
+                         f"σ²_within = {self.var_within:.6g}{icc}")  # fmt: skip
+        if self.note:
+            notes.append(("" if self.identified else "not identified from the pilot: ") + self.note)
+        return SummaryTable.build("tasks needed", ["trials/task", "Var(d_t)", "tasks", "trials/agent", "power"], rows,
+                                  notes)  # fmt: skip
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
 
     def __str__(self) -> str:
         return str(self.summary())
-
-
-def _trial_var(n: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Unbiased per-task variance of one trial's success, c(n−c)/(n(n−1)) (NaN when n < 2)."""
-    n = n.astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n >= 2, c * (n - c) / (n * (n - 1)), np.nan)
-
-
-def _split(pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float | None, float | None, float]:
-    """From per-agent (n, c) arrays aligned on tasks: (Var(d̄_t) observed, σ²_between, σ²_within, mean n)."""
-    phat = [c / n for n, c in pairs]
-    d = phat[0] - phat[1] if len(pairs) == 2 else phat[0]
-    if d.size < 2:
-        raise TaukError("the pilot needs at least 2 tasks to estimate a variance")
-    v_obs = float(np.var(d, ddof=1))
-    s2 = [_trial_var(n, c) for n, c in pairs]
-    mean_n = float(np.mean([n.mean() for n, _ in pairs]))
-    if any(np.isnan(s).any() for s in s2):
-        return v_obs, None, None, mean_n
-    noise = float(np.mean(sum(s / n for s, (n, _) in zip(s2, pairs))))
-    within = float(np.mean(sum(s2)))
-    between = max(v_obs - noise, 0.0)
-    return v_obs, between, within, mean_n
 
 
 def power_analysis(
@@ -191,12 +188,15 @@ def power_analysis(
     label: str = "agent",
     infra: str = INFRA,
     reward: str = "reward",
+    disagreement: float = 0.0,
+    icc: float | None = None,
 ) -> PowerResult:
-    """Tasks needed to detect a pass^1 difference ``delta`` (paired, two-sided), and how that falls with trials/task.
+    """Tasks needed to detect a pass^1 difference ``delta`` with the paired t test, and how that falls with
+    trials per task.
 
-    Give either a ``pilot`` or ``var_d`` (the per-task variance of the difference). With a single agent in the
-    pilot, Var(d_t) is taken as twice that agent's per-task variance, i.e. two *independent* agents of the same
-    spread (conservative: real agents' successes correlate across tasks, which pairing removes).
+    Give either a ``pilot`` or ``var_d`` (the per-task variance of the difference). A pilot of both agents is paired
+    like a comparison; a pilot of one agent plans for two agents that share its task difficulty and trial noise
+    (see the module docs: ``disagreement``, ``icc``).
 
     Parameters
     ----------
@@ -217,6 +217,13 @@ def power_analysis(
         The two ``label`` values to pair in a trials-frame pilot.
     infra, reward
         As for :func:`pass_hat_k` (trials-frame pilots).
+    disagreement
+        Single-agent pilots: the variance across tasks of p_A,t − p_B,t you expect (default 0: the agents differ
+        by the same amount on every task). ``2 · var_p`` reproduces the old two-independent-agents rule.
+    icc
+        One-trial pilots: the intra-task correlation Var_t(p) / (p̄(1 − p̄)) to assume, which one trial per task
+        cannot estimate (0.40 on τ-bench's gpt-4o airline run). Without it a single-agent plan uses the bound
+        p̄(1 − p̄) and a paired plan assumes more trials per task do not help (both conservative).
 
     Returns
     -------
@@ -235,9 +242,11 @@ def power_analysis(
     >>> res = tauk.load("data")
     >>> pw = tauk.stats.power_analysis(res, delta=0.1, a="atlas-small", b="baseline", trials_per_task=[1, 4])
     >>> pw.tasks_needed, pw.to_frame()["tasks_needed"].to_list()
-    (79, [313, 79])
+    (81, [315, 81])
+    >>> tauk.stats.power_analysis(res.filter(agent="baseline"), delta=0.1, trials_per_task=[1, 4]).tasks_needed
+    71
     >>> tauk.stats.power_analysis(delta=0.1, var_d=0.25).tasks_needed
-    197
+    199
     """
     if (var_d is None) == (pilot is None):
         raise TaukError("give exactly one of var_d or pilot")
@@ -245,11 +254,8 @@ def power_analysis(
     if var_d is not None:
         if var_d < 0:
             raise TaukError("var_d must be ≥ 0")
-        frame = pl.DataFrame(
-            {"trials_per_task": [None], "var_d": [float(var_d)], "tasks_needed": [tasks_needed(delta, var_d, alpha=alpha, target_power=target_power)],
-             "trials_needed": [None]},
-            schema={"trials_per_task": pl.Int64, "var_d": pl.Float64, "tasks_needed": pl.Int64, "trials_needed": pl.Int64},
-        )
+        T = tasks_needed(delta, var_d, alpha=alpha, target_power=target_power)
+        frame = _frame([None], [float(var_d)], [T], [None], [power_t(T, delta, float(var_d), alpha=alpha)])
         return PowerResult(float(delta), alpha, target_power, float(var_d), None, None, None, None, None, "var_d", frame)
 
     if isinstance(pilot, Comparison):
@@ -257,7 +263,6 @@ def power_analysis(
             raise TaukError("the between/within split is for pass^1 (k = 1); pass var_d for other k")
         t = pilot.tasks
         pairs = [(t["n_a"].to_numpy(), t["c_a"].to_numpy()), (t["n_b"].to_numpy(), t["c_b"].to_numpy())]
-        source = "paired pilot"
     else:
         df = prepare_trials(as_trials(pilot), infra, reward)
         labels = [x for x in (a, b) if x is not None]
@@ -270,37 +275,41 @@ def power_analysis(
                 raise TaukError(f"pilot lacks trials for {set(labels) - set(gs)}")
             pt = pair_tasks(gs[labels[0]], gs[labels[1]], 1)
             pairs = [(pt.n_a, pt.c_a), (pt.n_b, pt.c_b)]
-            source = "paired pilot"
         elif len(labels) == 1:
             df = df.filter(pl.col(label) == labels[0]) if label in df.columns else df
             (g,) = task_groups(df, ())
             pairs = [(g.n, g.c)]
-            source = "single-agent pilot (×2, independent agents)"
         else:
             raise TaukError(f"the pilot has {len(labels)} values of {label!r}; give a and b")
-    v_obs, between, within, mean_n = _split(pairs)
-    factor = 2.0 if len(pairs) == 1 else 1.0
-    v_obs *= factor
-    if between is not None:
-        between *= factor
-        within *= factor
-        icc = between / (between + within) if between + within > 0 else None
-        ns = sorted({int(n) for n in trials_per_task})
-        vs = [between + within / n for n in ns]
-        # the headline figure at the pilot's own trials per task follows the same model as the table (with
-        # σ²_between clipped at 0 it is the pilot's trial noise, slightly above the observed variance)
-        v_obs = between + within / mean_n
+    if pairs[0][0].size < 2:
+        raise TaukError("the pilot needs at least 2 tasks to estimate a variance")
+    if len(pairs) == 2:
+        model = variance_from_paired_pilot(*pairs[0], *pairs[1], icc=icc)
     else:
-        icc = None
-        ns = [int(round(mean_n))]
-        vs = [v_obs]
+        model = variance_from_pilot(*pairs[0], disagreement=disagreement, icc=icc)
+    between, within = model.between, model.within
+    mean_n = float(np.mean([n.mean() for n, _ in pairs]))
+    if model.identified and len(pairs) == 2:
+        share = between / (between + within) if between + within > 0 else None
+    else:  # one agent: the between part is the stated disagreement; one trial: the icc stated (or None)
+        share = icc
+    ns = sorted({int(n) for n in trials_per_task})
+    vs = [model.var_d(n) for n in ns]
     T = [tasks_needed(delta, v, alpha=alpha, target_power=target_power) for v in vs]
-    frame = pl.DataFrame(
-        {"trials_per_task": ns, "var_d": vs, "tasks_needed": T, "trials_needed": [n * t for n, t in zip(ns, T)]},
-        schema={"trials_per_task": pl.Int64, "var_d": pl.Float64, "tasks_needed": pl.Int64, "trials_needed": pl.Int64},
-    )
-    return PowerResult(
-        float(delta), alpha, target_power, v_obs, between, within, icc, mean_n, int(pairs[0][0].size), source, frame
+    pw = [power_t(t, delta, v, alpha=alpha) for t, v in zip(T, vs)]
+    frame = _frame(ns, vs, T, [n * t for n, t in zip(ns, T)], pw)
+    # the headline figure at the pilot's own trials per task follows the same model as the table (with
+    # σ²_between clipped at 0 it is the pilot's trial noise, slightly above the observed variance)
+    return PowerResult(float(delta), alpha, target_power, model.var_d(mean_n), between, within, share, mean_n,
+                       int(pairs[0][0].size), model.source, frame, model.note, model.identified,
+                       model.var_p)  # fmt: skip
+
+
+def _frame(ns, vs, T, trials, pw) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"trials_per_task": ns, "var_d": vs, "tasks_needed": T, "trials_needed": trials, "power": pw},
+        schema={"trials_per_task": pl.Int64, "var_d": pl.Float64, "tasks_needed": pl.Int64, "trials_needed": pl.Int64,
+                "power": pl.Float64},
     )
 
 

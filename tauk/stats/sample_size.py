@@ -8,7 +8,7 @@ two-sided t test with T − 1 df, from the noncentral t:
     power(T) = P(|t'_{T−1}(λ)| > t_{T−1, 1−α/2}),   λ = δ·√T / σ_d,   σ_d² = Var(d_t),
 
 and ``tasks_needed`` is the smallest T with power(T) ≥ 1 − β. The normal formula T = (z_{1−α/2} + z_{1−β})²·σ_d²/δ²
-that power() uses today is about 2 tasks short at T ≈ 60 and that test is what matters most: power() planned for
+that power() used before this release is about 2 tasks short at T ≈ 60 and that test is what matters most: power() planned for
 a z/t test while compare() reported the conservative sign-flip p, which delivered 74.6 % instead of 80 %.
 
 Measured (``benchmarks/calibration_compare.py``; shared-difficulty population Beta(0.63, 0.88) fitted to τ-bench's

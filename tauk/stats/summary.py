@@ -16,8 +16,8 @@ from ._core import as_trials, check_ci, normalize_by, normalize_k, prepare_trial
 from ._estimate import (
     ESTIMATE_FIELDS,
     LONG_SCHEMA,
-    ci_note,
     estimate_group,
+    interval_notes,
     long_frame,
     resolve_ks,
     warn_excluded,
@@ -46,7 +46,8 @@ class Summary:
     infra_error_count (always, whatever ``infra``), avg_reward (mean non-null reward over kept simulations),
     avg_agent_cost (mean non-null agent_cost; null if none).
     ``pass_hat_k``: long frame — group keys, k, n_tasks, n_tasks_excluded, estimate, se_tasks, se_rerun, ci_low,
-    ci_high, rerun_ci_low, rerun_ci_high.
+    ci_high, rerun_ci_low, rerun_ci_high, interval_method, rerun_interval_method, model_check_p, model_check_passed
+    (as :class:`~tauk.stats.PassKResult`'s frame).
     """
 
     by: tuple[str, ...]
@@ -80,7 +81,9 @@ class Summary:
 
     def records(self) -> list[dict[str, Any]]:
         """JSON-ready dicts (``tauk summary --format json``): group keys, group metrics and
-        ``pass_hat_k: {"1": {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun"}, …}`` (null where undefined)."""
+        ``pass_hat_k: {"1": {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun", "rerun_ci_low", "rerun_ci_high",
+        "interval_method", "rerun_interval_method", "model_check_p", "model_check_passed"}, …}`` (null where
+        undefined)."""
         by = list(self.by)
         per: dict[tuple, dict[str, Any]] = {}
         for r in self.pass_hat_k.iter_rows(named=True):
@@ -110,7 +113,7 @@ class Summary:
             rows.append(cells)
         notes = [
             f"infrastructure errors: {'dropped before every metric' if self.infra == 'drop' else 'counted as failed trials'}",
-            ci_note(self.ci, self.method, self.resamples, self.seed),
+            *interval_notes(self.pass_hat_k, self.by, self.ci, self.method, self.resamples, self.seed),
         ]
         nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
         if nk:
@@ -142,7 +145,8 @@ def summarize(
     reward: str = "reward",
     progress: bool | None = None,
 ) -> Summary:
-    """The upstream metrics per group (SPEC §3) with se_tasks / se_rerun and a task-bootstrap interval.
+    """The upstream metrics per group (SPEC §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
+    default; see :func:`pass_hat_k`).
 
     Point estimates equal the upstream code's (τ²-bench ``compute_metrics`` / τ-bench ``display_metrics``).
 

@@ -7,6 +7,7 @@ from typing import Any
 import ipywidgets as w
 
 from tauk import plot, stats
+from tauk.conventions import CI_METHOD
 from tauk.errors import TaukError
 
 from ._common import WidgetBase, check_choice, error_html, show_figure, show_text, trials_of
@@ -28,7 +29,7 @@ class ComparisonWidget(WidgetBase):
     """
 
     def __init__(self, results: Any, *, a: str | None = None, b: str | None = None, k: int = 1, by_domain: bool = True,
-                 ci: float = 0.95, method: str = "bca", resamples: int = 2000, seed: int | None = 0):  # fmt: skip
+                 ci: float = 0.95, method: str = CI_METHOD, resamples: int = 2000, seed: int | None = 0):  # fmt: skip
         self.results = results
         trials = trials_of(results, "widgets.comparison", ("agent", "task_id"))
         self._trials = trials

@@ -16,6 +16,7 @@ import ipywidgets as w
 import polars as pl
 
 from tauk import plot, scoring, stats
+from tauk.conventions import CI_METHOD
 
 from ._common import WidgetBase, check_choice, error_html, esc, show_figure, show_text, trials_of
 
@@ -71,7 +72,7 @@ class Explorer(WidgetBase):
         *,
         by: Sequence[str] = ("agent", "domain"),
         ci: float = 0.95,
-        method: str = "bca",
+        method: str = CI_METHOD,
         resamples: int = 2000,
         seed: int | None = 0,
         figure: str = "domain_estimates",

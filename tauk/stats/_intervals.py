@@ -1,0 +1,253 @@
+"""The intervals of one group's pass^k / pass@k, and the words that say what made each (SPEC §4).
+
+Two intervals per (group, k):
+
+* ``ci_low`` / ``ci_high`` — the **population** value E[p^k] (a new draw of tasks from the same pool);
+* ``rerun_ci_low`` / ``rerun_ci_high`` — the **fixed-task** value mean_t p_t^k (the same tasks run again).
+
+``method="model"`` (the default, :data:`tauk.conventions.CI_METHOD`) takes both from one beta-binomial posterior
+(:mod:`tauk.stats.model`): where its posterior predictive check fails, each is the union with a bootstrap-t task
+interval; where every task has one trial, Clopper–Pearson on (Σ c_t, T). The other methods keep their behaviour: a
+task bootstrap (or t) interval for the population, Clopper–Pearson over the tasks where every task is at 0 or every
+task at 1, and θ̂ ± z·se_rerun for a re-run — except that where se_rerun = 0 (every task always or never solved)
+that normal interval would be the point itself, so the model's fixed-task interval is reported there instead.
+
+Every row says what made its intervals (``interval_method``, ``rerun_interval_method``) and, when the model made
+one, the check's p-value (``model_check_p``; null when not testable: fewer than 2 tasks, or no task with 3 trials)
+and verdict (``model_check_passed``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from tauk.errors import StatsWarning
+
+from ._bootstrap import interval
+from ._core import INTERVAL_METHODS, GroupTasks
+
+__all__ = [
+    "INTERVAL_METHODS",
+    "MODEL",
+    "CHECK_ALPHA",
+    "FALLBACK",
+    "INTERVAL_FIELDS",
+    "group_intervals",
+    "interval_notes",
+    "unanimous_interval",
+]
+
+MODEL = INTERVAL_METHODS[0]
+
+CHECK_ALPHA = 0.05
+"""The model check fails below this posterior predictive p-value."""
+
+FALLBACK = "bootstrap-t"
+"""The task interval joined to the model's where the check fails."""
+
+INTERVAL_FIELDS = (
+    "ci_low", "ci_high", "rerun_ci_low", "rerun_ci_high", "interval_method", "rerun_interval_method",
+    "model_check_p", "model_check_passed",
+)  # fmt: skip
+
+# what made an interval (the values of interval_method / rerun_interval_method)
+M_MODEL = "model"
+M_FAILED = f"model+{FALLBACK} (check failed)"
+M_BINOMIAL = "clopper-pearson (n=1)"
+M_UNANIMOUS = "clopper-pearson over tasks (unanimous)"
+M_NORMAL = "normal (se_rerun)"
+M_RERUN_ZERO = "model (se_rerun = 0)"
+N_NO_K = "none: no task has k trials"
+N_ONE_TASK = "none: fewer than 2 tasks"
+N_RERUN = "none: se_rerun needs every n_t ≥ 2k"
+
+
+def unanimous_interval(U: np.ndarray, lo: np.ndarray, hi: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where every task (of at least 2) is at 0, or every task at 1, a resampling or t interval is the point
+    itself — the data cannot say the population value is exactly 0 or 1. There the interval is Clopper–Pearson
+    for T tasks (every one a success, or every one a failure): [(α/2)^(1/T), 1] or [0, 1 − (α/2)^(1/T)]. It holds
+    for any [0, 1]-valued per-task estimate X with mean μ: P(X = 1) ≤ μ, so T ones have probability ≤ μ^T (and
+    P(X = 0) ≤ 1 − μ for T zeros).
+
+    >>> lo, hi = unanimous_interval(np.ones((10, 1)), np.ones(1), np.ones(1), 0.95)
+    >>> round(float(lo[0]), 4), float(hi[0])
+    (0.6915, 1.0)
+    """
+    lo, hi = lo.copy(), hi.copy()
+    edge = (1.0 - level) / 2.0
+    for j in np.flatnonzero(_unanimous(U)):
+        u = U[:, j][np.isfinite(U[:, j])]
+        bound = edge ** (1.0 / u.size)
+        if u[0] == 1.0:
+            lo[j], hi[j] = bound, 1.0
+        else:
+            lo[j], hi[j] = 0.0, 1.0 - bound
+    return lo, hi
+
+
+def _unanimous(U: np.ndarray) -> np.ndarray:
+    """Per column: at least 2 defined tasks, all at 1 or all at 0."""
+    out = np.zeros(U.shape[1], dtype=bool)
+    for j in range(U.shape[1]):
+        u = U[:, j][np.isfinite(U[:, j])]
+        out[j] = u.size >= 2 and (bool(np.all(u == 1.0)) or bool(np.all(u == 0.0)))
+    return out
+
+
+def _model(g: GroupTasks, ks: Sequence[int], metric: str, level: float, resamples: int, seed, estimand: str):
+    from .model import model_interval
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StatsWarning)  # k above every task: reported by the caller (n_tasks)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return model_interval(g.n, g.c, list(ks), metric=metric, level=level, estimand=estimand,
+                              check_alpha=CHECK_ALPHA, fallback=FALLBACK, resamples=resamples, seed=seed)  # fmt: skip
+
+
+def _label(source: str) -> str:
+    if source == "binomial":
+        return M_BINOMIAL
+    if source.startswith("fallback:"):
+        return M_FAILED
+    return M_MODEL
+
+
+def _nn(x: Any) -> float | None:
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def _check(m) -> tuple[float | None, bool | None]:
+    p = _nn(m.check_p)
+    return p, (None if p is None else bool(m.check_passed))
+
+
+def group_intervals(
+    g: GroupTasks,
+    ks: Sequence[int],
+    U: np.ndarray,
+    est: np.ndarray,
+    se_rerun: Sequence[float | None],
+    metric: str,
+    ci: float,
+    method: str,
+    resamples: int,
+    seed: int | None,
+    progress: bool | None = None,
+) -> list[dict[str, Any]]:
+    """The :data:`INTERVAL_FIELDS` of each k of one group (``U``: T × K per-task values, ``est``: their means)."""
+    K = len(ks)
+    out = [dict.fromkeys(INTERVAL_FIELDS) for _ in range(K)]
+    defined = np.isfinite(U).sum(axis=0)
+    if method == MODEL:
+        both = _model(g, ks, metric, ci, resamples, seed, "both")
+        pop, fix = both["population"], both["fixed"]
+        p, passed = _check(pop)
+        label = _label(pop.source)
+        for j in range(K):
+            r = out[j]
+            r["ci_low"], r["ci_high"] = _nn(pop.lo[j]), _nn(pop.hi[j])
+            r["rerun_ci_low"], r["rerun_ci_high"] = _nn(fix.lo[j]), _nn(fix.hi[j])
+            r["interval_method"] = label if r["ci_low"] is not None else N_NO_K
+            r["rerun_interval_method"] = label if r["rerun_ci_low"] is not None else N_NO_K
+            r["model_check_p"], r["model_check_passed"] = p, passed
+        return out
+    lo, hi = interval(method, U, ci, resamples, seed, progress)
+    lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+    unanimous = _unanimous(U)
+    lo, hi = unanimous_interval(U, lo, hi, ci)
+    z = special.ndtri(0.5 + ci / 2.0)
+    zero = [j for j in range(K) if se_rerun[j] == 0.0]
+    fix = _model(g, [ks[j] for j in zero], metric, ci, resamples, seed, "fixed") if zero else None
+    for j in range(K):
+        r = out[j]
+        r["ci_low"], r["ci_high"] = _nn(lo[j]), _nn(hi[j])
+        if r["ci_low"] is None:
+            r["interval_method"] = N_NO_K if defined[j] == 0 else N_ONE_TASK
+        else:
+            r["interval_method"] = M_UNANIMOUS if unanimous[j] else method
+        if se_rerun[j] is None:
+            r["rerun_interval_method"] = N_RERUN if defined[j] else N_NO_K
+        elif j in zero:
+            i = zero.index(j)
+            r["rerun_ci_low"], r["rerun_ci_high"] = _nn(fix.lo[i]), _nn(fix.hi[i])
+            r["rerun_interval_method"] = M_RERUN_ZERO if fix.source == "model" else f"{_label(fix.source)} (se_rerun = 0)"
+            r["model_check_p"], r["model_check_passed"] = _check(fix)
+        else:
+            half = z * se_rerun[j]
+            r["rerun_ci_low"], r["rerun_ci_high"] = max(float(est[j] - half), 0.0), min(float(est[j] + half), 1.0)
+            r["rerun_interval_method"] = M_NORMAL
+    return out
+
+
+def _group_names(frame, by: tuple[str, ...], mask) -> list[str]:
+    rows = frame.filter(mask).select(list(by)).unique(maintain_order=True).rows() if by else [()]
+    return [", ".join(f"{c}={v}" for c, v in zip(by, r)) or "the group" for r in rows]
+
+
+def interval_notes(frame, by: tuple[str, ...], ci: float | None, method: str, resamples: int, seed) -> list[str]:
+    """The notes of a long pass^k / pass@k frame saying what made its intervals (method, model, check)."""
+    import polars as pl
+
+    if ci is None:
+        return ["no interval requested (ci=None); se_tasks = sd_t(Û_k)/√T over tasks, se_rerun for the same tasks "
+                "re-run"]  # fmt: skip
+    notes = []
+    if method == MODEL:
+        notes.append(
+            f"{ci:.0%} intervals from a beta-binomial model (p_t ~ Beta, μ and ρ = 1/(1+κ) uniform): ci for a new "
+            "draw of tasks (E[p^k]), rerun_ci for these tasks run again (mean_t p_t^k)"
+        )
+    else:
+        boot = "" if method == "t" else f", {resamples} task resamples, seed {seed}"
+        notes.append(f"{ci:.0%} {method} interval over tasks{boot}; rerun_ci: estimate ± z·se_rerun")
+    if "interval_method" not in frame.columns or frame.height == 0:
+        return notes
+    by_group = frame.group_by(list(by) or pl.lit(0), maintain_order=True).agg(
+        pl.col("model_check_passed").drop_nulls().first().alias("passed"),
+        pl.col("model_check_p").is_not_null().any().alias("tested"),
+        pl.col("interval_method").is_in([M_BINOMIAL]).any().alias("binomial"),
+        pl.col("interval_method").is_in([M_UNANIMOUS]).any().alias("unanimous"),
+        pl.col("rerun_interval_method").str.contains("se_rerun = 0", literal=True).any().alias("zero"),
+    )
+    G = by_group.height
+    failed = by_group.filter(pl.col("passed") == False)  # noqa: E712
+    if method == MODEL:
+        tested = int(by_group["tested"].sum())
+        if failed.height:
+            names = _group_names(failed, by, pl.lit(True))
+            shown = "; ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            notes.append(
+                f"model check (posterior predictive, α = {CHECK_ALPHA}) failed in {failed.height} of {G} group(s) "
+                f"({shown}): there each interval is the union of the model's and a {FALLBACK} task interval "
+                f"({resamples} resamples, seed {seed})"
+            )
+        else:
+            notes.append(f"model check (posterior predictive, α = {CHECK_ALPHA}) passed in every group where testable "
+                         f"({tested} of {G})")  # fmt: skip
+        if tested < G:
+            notes.append(f"model check not testable in {G - tested} group(s): fewer than 2 tasks, no task with ≥ 3 "
+                         "trials, or one trial per task")  # fmt: skip
+        nb = int(by_group["binomial"].sum())
+        if nb:
+            notes.append(f"{nb} group(s) with one trial per task: Clopper–Pearson on the successes over the tasks")
+    else:
+        nu = int(by_group["unanimous"].sum())
+        if nu:
+            notes.append(f"{nu} group(s) with every task at 0 or every task at 1: Clopper–Pearson over the tasks")
+        nz = int(by_group["zero"].sum())
+        if nz:
+            notes.append(f"{nz} group(s) with se_rerun = 0 at some k: rerun_ci from the model's fixed-task interval "
+                         "(a normal interval would be the point)")  # fmt: skip
+        if failed.height:
+            notes.append(f"model check failed in {failed.height} of those group(s): union with a {FALLBACK} interval")
+    undefined = frame.filter(pl.col("interval_method").str.starts_with("none"))
+    if undefined.height:
+        why = sorted({m.removeprefix("none: ") for m in undefined["interval_method"].to_list()})
+        notes.append(f"{undefined.height} (group, k) cell(s) without an interval ({'; '.join(why)})")
+    return notes
