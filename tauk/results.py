@@ -74,8 +74,14 @@ class Results:
     ``expected_actions``. ``runs`` and ``trials`` never materialise message bodies; ``messages`` and
     ``tool_calls`` are decoded on first access. ``report`` counts what a non-strict load skipped.
 
-    >>> res = tauk.load("data/")                                       # doctest: +SKIP
-    >>> res.trials.join(res.runs, on="run_id").select("agent", "reward")  # doctest: +SKIP
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data/")
+    >>> res.trials.join(res.runs.select("run_id", "source"), on="run_id").select("source", "reward").height
+    600
+    >>> res.messages.group_by("role").len().sort("role")["role"].to_list()
+    ['assistant', 'tool', 'user']
     """
 
     def __init__(self, runs: Sequence[RunData], run_ids: Sequence[str], agents: Sequence[str | None],

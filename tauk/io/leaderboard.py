@@ -269,6 +269,19 @@ def load_leaderboard(path_or_dir: str | Path | Sequence[str | Path]) -> pl.DataF
 
     Raises:
         LoadError: naming the file and the JSON path (e.g. ``$.results.airline.pass_1``) of what is malformed.
+
+    Examples
+    --------
+    >>> import json, tempfile, tauk
+    >>> from pathlib import Path
+    >>> sub = {"model_name": "M", "model_organization": "Org", "submitting_organization": "Org",
+    ...        "submission_date": "2025-06-09",
+    ...        "results": {"airline": {"pass_1": 56.0}, "retail": {"pass_1": 74.0}, "telecom": {"pass_1": 34.0}}}
+    >>> path = Path(tempfile.mkdtemp()) / "m_org_2025-06-09.json"
+    >>> _ = path.write_text(json.dumps(sub))
+    >>> board = tauk.load_leaderboard(path)
+    >>> board.select("domain", "pass_1", "overall").rows()
+    [('airline', 0.56, 0.5466666666666667), ('retail', 0.74, 0.5466666666666667), ('telecom', 0.34, 0.5466666666666667)]
     """
     targets: Iterable[str | Path]
     targets = [path_or_dir] if isinstance(path_or_dir, str | Path) else list(path_or_dir)

@@ -267,7 +267,15 @@ def _overlap(run: RunData, first: Path, partial: tuple | None, strict: bool, rep
 def load_tasks(path: PathLike):
     """Read a tasks file (a JSON list of τ²-bench or τ-bench tasks) into ``(tasks, expected_actions)`` frames.
 
-    >>> tasks, actions = tauk.load_tasks("tasks/airline_tasks.json")  # doctest: +SKIP
+    Examples
+    --------
+    >>> import json, tempfile, tauk
+    >>> from pathlib import Path
+    >>> path = Path(tempfile.mkdtemp()) / "airline_tasks.json"
+    >>> _ = path.write_text(json.dumps(json.loads(Path("data/baseline_airline.json").read_text())["tasks"]))
+    >>> tasks, actions = tauk.load_tasks(path)
+    >>> tasks.height, actions.columns[:3]
+    (25, ['run_id', 'task_id', 'action_idx'])
     """
     from tauk.io.frames import tasks_from_list
     from tauk.io.read import _raise

@@ -1,8 +1,13 @@
 """``DataFrame.tauk``: a few verbs on scored frames (registered on ``import tauk.scoring``).
 
->>> scored = tauk.score(res)                                  # doctest: +SKIP
->>> scored.tauk.success().group_by("agent").agg(pl.col("success").mean())   # doctest: +SKIP
->>> scored.tauk.failure_counts()                              # doctest: +SKIP
+Examples
+--------
+>>> import tauk, polars as pl
+>>> scored = tauk.score(tauk.load("data/baseline_airline.json"))
+>>> scored.tauk.success()["success"].mean()
+0.3
+>>> scored.tauk.failure_counts().row(0)
+('DB', 32)
 """
 
 from __future__ import annotations
