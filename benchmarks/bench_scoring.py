@@ -15,7 +15,7 @@ Task definitions have communicate strings (shown to the user with thousands sepa
 matters), gold actions with compare_args null / [] / a subset; calls copy the gold (as is, with 1 -> 1.0 and keys
 reordered, or with an extra argument) or call something else; a few simulations end prematurely.  Both
 implementations start from the same frames; the reference converts them to Python objects (part of its cost, as
-it would be for any row-at-a-time implementation) and applies SPEC §2 simulation by simulation.  Prints both
+it would be for any row-at-a-time implementation) and applies docs/spec.md §2 simulation by simulation.  Prints both
 times, the ratio, peak memory and checks that the results are identical.  Both sides are timed as best of several
 runs, interleaved, with nothing else running; peak memory comes from a run of each before the timings, sampled
 by a thread.
@@ -292,7 +292,7 @@ def _call_matches(gold: dict, call: dict) -> bool:
 
 
 def reference(r: SimpleNamespace) -> pl.DataFrame:
-    """SPEC §2, one simulation at a time, in plain Python (evaluation="all", default basis from the task)."""
+    """docs/spec.md §2, one simulation at a time, in plain Python (evaluation="all", default basis from the task)."""
     tasks = {(row["run_id"], row["task_id"]): row for row in r.tasks.iter_rows(named=True)}
     golds: dict = defaultdict(list)
     for row in r.expected_actions.iter_rows(named=True):

@@ -183,7 +183,7 @@ def existing_methods(n, c, ks, metric, methods, resamples, seed):
 
 
 def rerun_interval(n, c, ks, metric):
-    """θ̂ ± z·se_rerun, se_rerun = √(Σ_t (Û_k² − Û_2k))/T (SPEC §4), where every n_t ≥ 2k; else NaN."""
+    """θ̂ ± z·se_rerun, se_rerun = √(Σ_t (Û_k² − Û_2k))/T (docs/spec.md §4), where every n_t ≥ 2k; else NaN."""
     R = n.shape[0]
     z = special.ndtri(0.5 + LEVEL / 2)
     lo = np.full((R, len(ks)), np.nan)

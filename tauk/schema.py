@@ -1,4 +1,4 @@
-"""Pydantic models of the τ²-bench results format (every version, SPEC §1.1–1.2) and τ-bench records (§1.3).
+"""Pydantic models of the τ²-bench results format (every version, docs/spec.md §1.1–1.2) and τ-bench records (§1.3).
 
 They document the format and validate on request (:func:`validate`); the loaders decode straight to frames
 with the msgspec structs of :mod:`tauk.io.structs` and produce the same values. Every field a struct decodes is a

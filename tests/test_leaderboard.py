@@ -1,4 +1,4 @@
-"""load_leaderboard: every published submission loads, percentages become fractions, overall per SPEC §3, and
+"""load_leaderboard: every published submission loads, percentages become fractions, overall per docs/spec.md §3, and
 malformed files raise LoadError naming the file and the JSON path."""
 
 from __future__ import annotations

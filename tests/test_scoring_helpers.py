@@ -1,5 +1,5 @@
 """Hand-built frames (ARCHITECTURE.md column contract) for the scoring tests, and a plain-Python reference of
-SPEC §2 written as a straight transcription of its text.  No tests here; imported by test_scoring_*.py."""
+docs/spec.md §2 written as a straight transcription of its text.  No tests here; imported by test_scoring_*.py."""
 
 from __future__ import annotations
 
@@ -183,7 +183,7 @@ def build(sims: list[dict], tasks: list[dict], run_id: str = "run") -> SimpleNam
 
 
 # ------------------------------------------------------------------------------------------------- reference
-# A straight transcription of SPEC §2 over the dicts above, one simulation at a time, in plain Python.
+# A straight transcription of docs/spec.md §2 over the dicts above, one simulation at a time, in plain Python.
 
 COMPONENTS = ["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
 
@@ -240,7 +240,7 @@ def ref_score(s: dict, t: dict | None, evaluation: str = "all", basis_override: 
     hri = s["has_reward_info"]
     out["db"] = (1.0 if s["db"] is None else s["db"]) if hri else None
     if s["format"] == "taubench":
-        # τ-bench: DB is r_actions (SPEC §1.3); its info keeps r_actions only when the task has no outputs, else
+        # τ-bench: DB is r_actions (docs/spec.md §1.3); its info keeps r_actions only when the task has no outputs, else
         # r_outputs = 1 still tells it through the reward (r_actions × r_outputs); otherwise it is unknown.
         db = s["db"] if hri else None
         if db is None and s["recorded_communicate"] == 1.0 and s["reward"] is not None:

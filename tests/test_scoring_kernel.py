@@ -1,4 +1,4 @@
-"""Unit tests of the scoring kernel on hand-built frames: every edge case of SPEC §2."""
+"""Unit tests of the scoring kernel on hand-built frames: every edge case of docs/spec.md §2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property test: the vectorised kernel agrees with the plain-Python transcription of SPEC §2
+"""Property test: the vectorised kernel agrees with the plain-Python transcription of docs/spec.md §2
 (test_scoring_helpers.ref_*) on random trajectories, criteria, records and evaluation types."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Coverage of the task-bootstrap intervals by simulation (SPEC §4).
+"""Coverage of the task-bootstrap intervals by simulation (docs/spec.md §4).
 
 Each scenario simulates 1,000 benchmarks of T = 50 tasks × n = 4 trials: per task a success probability
 p_t ~ Beta(a, b), then c_t ~ Binomial(4, p_t). Targets:

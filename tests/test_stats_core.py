@@ -328,7 +328,7 @@ def test_taubench_gpt4o_airline_reference(shared_data):
     assert (m["ci_low"], m["ci_high"]) == pytest.approx((0.090, 0.291), abs=2e-3)
     assert (m["rerun_ci_low"], m["rerun_ci_high"]) == pytest.approx((0.107, 0.263), abs=5e-3)
     assert m["interval_method"] == "model" and m["model_check_passed"] is True
-    # the naive per-trial SE (SPEC: ≈ 0.035) is much smaller than the task-clustered one
+    # the naive per-trial SE (docs/spec.md: ≈ 0.035) is much smaller than the task-clustered one
     r = df["reward"].to_numpy() >= 1 - 1e-6
     assert np.std(r, ddof=1) / math.sqrt(r.size) == pytest.approx(0.035, abs=1e-3)
 

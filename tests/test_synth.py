@@ -1,4 +1,4 @@
-"""tauk.synth: determinism, exact τ²-bench shape, agreement with the scoring kernel (SPEC §2), calibration."""
+"""tauk.synth: determinism, exact τ²-bench shape, agreement with the scoring kernel (docs/spec.md §2), calibration."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ TOOL_MSG_KEYS = ["id", "role", "content", "requestor", "error", "turn_idx", "tim
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# An independent, plain-Python re-implementation of the scoring kernel (SPEC §2)
+# An independent, plain-Python re-implementation of the scoring kernel (docs/spec.md §2)
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -72,7 +72,7 @@ def _action(messages: list[dict], golds: list[dict] | None) -> float:
 
 
 def kernel_reward(sim: dict, task: dict) -> float:
-    """Reward under SPEC §2: termination gate, no criteria ⇒ 1, product over the task's reward basis."""
+    """Reward under docs/spec.md §2: termination gate, no criteria ⇒ 1, product over the task's reward basis."""
     if sim["termination_reason"] not in ("user_stop", "agent_stop"):
         return 0.0
     crit = task.get("evaluation_criteria")

@@ -1,4 +1,4 @@
-"""Published τ²-bench leaderboard submissions as one tidy frame (SPEC §3).
+"""Published τ²-bench leaderboard submissions as one tidy frame (docs/spec.md §3).
 
 Upstream keeps one ``submission.json`` per submission (``submissions/<name>/submission.json``); the shared test data
 keeps them flat as ``<name>.json`` beside ``schema.json`` and ``manifest.json``. :func:`load_leaderboard` reads
@@ -6,7 +6,7 @@ either layout (or single files), skipping ``schema.json`` and ``manifest.json``.
 
 One row per (submission, domain) with published results; figures are percentages in the files and fractions in the
 frame (``pass_1`` … ``pass_4``), the percentages kept as ``pass_1_pct`` … ``pass_4_pct``. ``overall`` is the
-unweighted mean of the airline, retail and telecom pass^1 when all three are published (SPEC §3), repeated on every
+unweighted mean of the airline, retail and telecom pass^1 when all three are published (docs/spec.md §3), repeated on every
 row of the submission (null otherwise).
 """
 

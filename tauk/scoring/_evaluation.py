@@ -1,4 +1,4 @@
-"""The evaluation types of τ²-bench (SPEC §2.5) and which reward components each evaluates.
+"""The evaluation types of τ²-bench (docs/spec.md §2.5) and which reward components each evaluates.
 
 Examples
 --------

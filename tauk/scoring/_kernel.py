@@ -1,4 +1,4 @@
-"""The vectorised COMMUNICATE and ACTION checks (SPEC §2.3), as joins and Polars expressions.
+"""The vectorised COMMUNICATE and ACTION checks (docs/spec.md §2.3), as joins and Polars expressions.
 
 Conventions of this module: every simulation carries an integer ``_sid`` (its row in the trials frame being
 scored), every task definition an integer ``_tid`` and every gold action an integer ``_gid``.  Nothing here loops

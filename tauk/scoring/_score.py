@@ -1,4 +1,4 @@
-"""``tauk.score``: the τ²-bench reward kernel (SPEC §2) over whole frames.
+"""``tauk.score``: the τ²-bench reward kernel (docs/spec.md §2) over whole frames.
 
 Per simulation: termination gate -> "no evaluation criteria => 1" -> product over the reward basis of the
 components.  DB, ENV_ASSERTION and NL_ASSERTION come from the record (they need the domain environment or an LLM
@@ -120,7 +120,7 @@ def score(
         A :class:`tauk.Results` (or any object/mapping with ``trials``, ``messages``, ``tool_calls``, ``tasks``
         and ``expected_actions`` frames as in ARCHITECTURE.md).
     evaluation
-        One of :data:`EVALUATION_TYPES` (SPEC §2.5). ``"all"`` (default): product over the basis;
+        One of :data:`EVALUATION_TYPES` (docs/spec.md §2.5). ``"all"`` (default): product over the basis;
         ``"all_with_nl_assertions"``: the same (NL is always available from the record); ``"all_ignore_basis"``:
         env × ACTION × COMMUNICATE, where the env part multiplies only the DB / ENV_ASSERTION that the basis names;
         ``"all_with_nl_assertions_ignore_basis"``: the same × NL; ``"env"``, ``"communicate"``, ``"action"``,

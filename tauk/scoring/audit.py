@@ -1,4 +1,4 @@
-"""``tauk.audit``: do the recorded COMMUNICATE, ACTION and reward agree with a recomputation (SPEC §2)?
+"""``tauk.audit``: do the recorded COMMUNICATE, ACTION and reward agree with a recomputation (docs/spec.md §2)?
 
 Recorded components compared are the ones that *counted*: the ``reward_breakdown`` entry when the simulation
 records a breakdown (else ``recorded_communicate`` / ``recorded_action``).  Check lists recorded for components

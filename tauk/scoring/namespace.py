@@ -18,7 +18,7 @@ from tauk import conventions
 
 
 def success_expr(column: str = "score_reward") -> pl.Expr:
-    """SPEC §3 success on ``column``: the rule of :func:`tauk.conventions.success_expr` (``1 - SUCCESS_TOL <=
+    """docs/spec.md §3 success on ``column``: the rule of :func:`tauk.conventions.success_expr` (``1 - SUCCESS_TOL <=
     reward <= 1 + SUCCESS_TOL``; a null reward is not a success), named after the column.
 
     Parameters

@@ -1,6 +1,6 @@
 """Task-level bootstrap machinery: one seeded matrix of resampled task counts serves every statistic.
 
-The resampling unit is the task (SPEC §4). The matrix is drawn over the distinct per-task rows when they are few
+The resampling unit is the task (docs/spec.md §4). The matrix is drawn over the distinct per-task rows when they are few
 (an exact reformulation, see :func:`bootstrap_means`), else over tasks. Resampling *trials* within tasks is deliberately not offered: it centres
 pass^k on (c/n)^k instead of the unbiased Û_k (biased upward for k > 1), and a two-stage (tasks, then trials)
 bootstrap counts the trial noise twice.
@@ -205,7 +205,7 @@ def percentile_interval(theta: np.ndarray, boot: np.ndarray, level: float) -> tu
 
 
 def t_interval(theta: np.ndarray, se: np.ndarray, T: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """θ̂ ± t_{T−1, 1−α/2} · se (the small-T alternative of SPEC §4)."""
+    """θ̂ ± t_{T−1, 1−α/2} · se (the small-T alternative of docs/spec.md §4)."""
     theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
     se = np.atleast_1d(np.asarray(se, dtype=np.float64))
     T = np.atleast_1d(np.asarray(T, dtype=np.float64))

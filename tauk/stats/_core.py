@@ -1,4 +1,4 @@
-"""Per-task counts (n, c) and the unbiased per-task estimators Û_k = C(c,k)/C(n,k) (SPEC §3–4).
+"""Per-task counts (n, c) and the unbiased per-task estimators Û_k = C(c,k)/C(n,k) (docs/spec.md §3–4).
 
 Everything here works on the ``trials`` frame of ARCHITECTURE.md. Conventions:
 
@@ -212,7 +212,7 @@ class GroupTasks:
         return int(self.n.size)
 
     def default_ks(self) -> tuple[int, ...]:
-        """k = 1 … min(num_trials, min_t n_t) (SPEC §3); empty when there are no tasks."""
+        """k = 1 … min(num_trials, min_t n_t) (docs/spec.md §3); empty when there are no tasks."""
         if self.T == 0:
             return ()
         kmax = int(self.n.min())

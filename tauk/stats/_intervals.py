@@ -1,4 +1,4 @@
-"""The intervals of one group's pass^k / pass@k, and the words that say what made each (SPEC §4).
+"""The intervals of one group's pass^k / pass@k, and the words that say what made each (docs/spec.md §4).
 
 Two intervals per (group, k):
 

@@ -1,4 +1,4 @@
-"""Pairing two agents on the tasks both ran, and the paired statistics of one comparison (SPEC §4).
+"""Pairing two agents on the tasks both ran, and the paired statistics of one comparison (docs/spec.md §4).
 
 Used by :mod:`tauk.stats.compare` (comparisons) and :mod:`tauk.stats.power` (pilots). A task is (domain, task_id).
 """

@@ -1,4 +1,4 @@
-"""Paired comparisons of agents on shared tasks, many-comparison adjustment and rank intervals (SPEC §4).
+"""Paired comparisons of agents on shared tasks, many-comparison adjustment and rank intervals (docs/spec.md §4).
 
 A comparison is paired by task: a task is (domain, task_id), so a label (agent) spanning several runs or domains
 keeps its tasks apart, and the two agents are compared only on tasks both ran (the others are counted and reported).

@@ -1,4 +1,4 @@
-"""Calibrated paired comparison of two agents on shared tasks (SPEC §4): one test, one interval, and they agree.
+"""Calibrated paired comparison of two agents on shared tasks (docs/spec.md §4): one test, one interval, and they agree.
 
 Per task t = 1…T, d_t = Û_k^A − Û_k^B with Û_k = C(c_t, k)/C(n_t, k); the estimand is the mean difference in pass^k,
 E[d_t] over tasks. :func:`paired_test` reports the estimate d̄, an interval and a two-sided p-value from the *same*

@@ -1,4 +1,4 @@
-"""pass^k and pass@k with honest, task-level uncertainty (SPEC §3–4).
+"""pass^k and pass@k with honest, task-level uncertainty (docs/spec.md §3–4).
 
 Estimators (per group, over tasks t = 1…T with n_t trials and c_t successes):
 
@@ -15,7 +15,7 @@ Both intervals come by default (``method="model"``) from one beta-binomial poste
 calibrated at 10–50 tasks where the task bootstrap is not; see :mod:`tauk.stats._intervals`); ``method="bca"``,
 ``"percentile"``, ``"bootstrap-t"`` give a task-bootstrap population interval and ``"t"`` a t interval with T−1
 df, each with the normal re-run interval. Trials are never resampled within tasks: that centres pass^k on (c/n)^k
-(biased upward for k > 1) and a two-stage bootstrap counts trial noise twice (SPEC §4). One matrix of resampled task
+(biased upward for k > 1) and a two-stage bootstrap counts trial noise twice (docs/spec.md §4). One matrix of resampled task
 indices per group serves every k.
 """
 

@@ -1,4 +1,4 @@
-"""How many tasks (and trials per task) a paired comparison needs (SPEC §4).
+"""How many tasks (and trials per task) a paired comparison needs (docs/spec.md §4).
 
 The plan is for the test :func:`tauk.stats.compare` reports: the two-sided paired t test with T − 1 df. Its power
 against a mean per-task difference δ is that of the noncentral t (:func:`tauk.stats.sample_size.power_t`),

@@ -1,4 +1,4 @@
-"""p-value tools: the sign-flip permutation test of paired differences and many-comparison adjustment (SPEC §4).
+"""p-value tools: the sign-flip permutation test of paired differences and many-comparison adjustment (docs/spec.md §4).
 
 Re-exported from :mod:`tauk.stats`.
 """

@@ -1,4 +1,4 @@
-"""Rank intervals for K agents on shared tasks, by inverting calibrated paired tests (SPEC §4).
+"""Rank intervals for K agents on shared tasks, by inverting calibrated paired tests (docs/spec.md §4).
 
 Agent i's rank (1 = best) is 1 + #{j : μ_j > μ_i}, μ the pass^k over the task population. The interval is
 

@@ -1,4 +1,4 @@
-"""How many tasks a paired comparison needs, for the test compare() reports (SPEC §4).
+"""How many tasks a paired comparison needs, for the test compare() reports (docs/spec.md §4).
 
 Power of the reported test
 --------------------------

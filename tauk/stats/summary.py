@@ -145,7 +145,7 @@ def summarize(
     reward: str = "reward",
     progress: bool | None = None,
 ) -> Summary:
-    """The upstream metrics per group (SPEC §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
+    """The upstream metrics per group (docs/spec.md §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
     default; see :func:`pass_hat_k`).
 
     Point estimates equal the upstream code's (τ²-bench ``compute_metrics`` / τ-bench ``display_metrics``).

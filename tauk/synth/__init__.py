@@ -8,7 +8,7 @@ The generator writes monolithic τ²-bench results files with exactly the upstre
   ``s = logit(q)``;
 * ``p(agent, task) = sigmoid(s - d_t)`` (see :func:`true_success_probabilities`).
 
-Each trial succeeds with probability ``p``; the trajectory is then *constructed* so that the reward rules (SPEC §2:
+Each trial succeeds with probability ``p``; the trajectory is then *constructed* so that the reward rules (docs/spec.md §2:
 termination gate, COMMUNICATE, ACTION with ``compare_args``, product over ``reward_basis`` with DB from
 ``db_check.db_reward``) give exactly the recorded reward. The rules are applied by :mod:`tauk.synth.oracle`, a
 plain-Python grader deliberately independent of :mod:`tauk.scoring` (the tests use it as an oracle for the

@@ -1,4 +1,4 @@
-"""An independent grader of synthetic trials: the τ²-bench reward rules (SPEC §2) transcribed in plain Python.
+"""An independent grader of synthetic trials: the τ²-bench reward rules (docs/spec.md §2) transcribed in plain Python.
 
 It is deliberately independent of :mod:`tauk.scoring` (and of :mod:`tauk.conventions`): no shared code, no
 Polars, the rules spelled out again from the spec, so that it can serve as a test oracle. The generator uses it to
@@ -72,7 +72,7 @@ def reward_info(task: SynthTask, termination: str, messages: list[dict[str, Any]
 
 
 def call_matches(args: dict[str, Any], name: str, gold: dict[str, Any]) -> bool:
-    """Whether a call (``name``, ``args``) matches a gold action dict (SPEC §2.3, ACTION).
+    """Whether a call (``name``, ``args``) matches a gold action dict (docs/spec.md §2.3, ACTION).
 
     Examples
     --------
