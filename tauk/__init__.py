@@ -7,9 +7,9 @@ Examples
 --------
 >>> import tauk
 >>> res = tauk.load("data")
->>> s = tauk.stats.summarize(res, by="agent", k=1, ci=None)
->>> s.groups.select("agent", "n_tasks").rows()
-[('atlas-large', 50), ('atlas-small', 50), ('baseline', 50)]
+>>> s = tauk.stats.summarize(res, by=("agent", "domain"), k=1, ci=None)
+>>> s.groups.filter(domain="airline").select("agent", "n_tasks").rows()
+[('atlas-large', 25), ('atlas-small', 25), ('baseline', 25)]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Layout of the output folder::
 
     README.md                         index of everything written (with the PNGs inline)
     tables/summary_agent_domain.{md,tex,csv}   upstream metrics + pass^k intervals per agent × domain
-    tables/summary_agent.{md,tex,csv}          … per agent (all domains)
+    tables/summary_agent.{md,tex,csv}          … per agent: the mean of its per-setup figures (leaderboard convention)
     tables/summary_run.{md,tex,csv}            … per results file
     tables/comparisons.{md,tex,csv}            all pairs of agents, paired on shared tasks, Holm-adjusted
     tables/comparisons_by_domain.{md,tex,csv}  the same within each domain (when there are several)
@@ -57,6 +57,14 @@ FIGURES: dict[str, str] = {
 
 
 md_escape = markdown_escape  # the old name
+
+
+def overall_table(summary: Any) -> Any:
+    """One row per agent: the summary itself when every agent has one setup, else the leaderboard's mean of its
+    per-setup figures (:func:`tauk.stats.overall`), which says so."""
+    from tauk.stats import overall
+
+    return overall(summary).summary() if "setup" in summary.by else summary.summary()
 
 
 def markdown_table(table: Any, level: int = 2) -> str:
@@ -176,7 +184,8 @@ def write_report(
 
     # ---- tables
     _write_table(idx, "summary_agent_domain", "upstream metrics and pass^k per agent × domain", s_ad.summary())
-    _write_table(idx, "summary_agent", "upstream metrics and pass^k per agent (all domains)", s_agent.summary())
+    _write_table(idx, "summary_agent", "pass^k per agent: the mean of its per-setup figures (the leaderboard's "
+                 "convention; setups are never pooled)", overall_table(s_agent))  # fmt: skip
     _write_table(idx, "summary_run", "upstream metrics and pass^k per results file", s_run.summary())
     if cmp_all is not None:
         _write_table(idx, "comparisons", "all pairs of agents, paired on shared tasks (Holm)", cmp_all.summary())
@@ -279,7 +288,7 @@ def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: 
         f"infrastructure errors {'dropped' if opts['infra'] == 'drop' else 'counted as failures'} "
         f"({n_infra} in the data). Success = reward within 1 ± 1e-6; pass^k = mean over tasks of C(c,k)/C(n,k).",
         "",
-        markdown_table(s_agent.summary(), level=2).rstrip(),
+        markdown_table(overall_table(s_agent), level=2).rstrip(),
         "",
         "## Tables",
         "",

@@ -8,13 +8,13 @@ import sys
 import numpy as np
 import polars as pl
 import pytest
-from conftest import SAMPLE_DATA
 from matplotlib.collections import PolyCollection
 from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.figure import Figure
 
 import tauk
 import tauk.plot as tp
+from conftest import SAMPLE_DATA
 from tauk.errors import TaukError
 from tauk.stats import compare, compare_all, pass_hat_k, summarize
 
@@ -33,7 +33,7 @@ def agents(res):
 
 @pytest.fixture(scope="module")
 def s_agent(res):
-    return summarize(res, by="agent", ci=0.95, resamples=R)
+    return summarize(res, by="agent", ci=0.95, resamples=R, pool_setups=True)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def s_ad(res):
 
 @pytest.fixture(scope="module")
 def mc(res):
-    return compare_all(res, resamples=R, permutations=999)
+    return compare_all(res, resamples=R, permutations=999, pool_setups=True)
 
 
 @pytest.fixture(scope="module")
@@ -74,10 +74,10 @@ def test_pass_k_curve_one_line_and_band_per_agent(s_agent, agents):
 
 
 def test_pass_k_curve_passk_result_and_no_interval(res, agents):
-    p = pass_hat_k(res, by="agent", ci=0.95, resamples=R)
+    p = pass_hat_k(res, by="agent", ci=0.95, resamples=R, pool_setups=True)
     ax = tp.pass_k_curve(p).axes[0]
     assert len(ax.lines) == len(agents) and len(_bands(ax)) == len(agents)
-    plain = summarize(res, by="agent", ci=None)  # no band
+    plain = summarize(res, by="agent", ci=None, pool_setups=True)  # no band
     ax = tp.pass_k_curve(plain).axes[0]
     assert len(ax.lines) == len(agents) and not _bands(ax)
 
@@ -138,7 +138,7 @@ def test_forest_marks_hollow_when_not_significant(res):
 
 
 def test_forest_single_comparison(res):
-    c = compare(res, "atlas-large", "baseline", resamples=R, permutations=999)
+    c = compare(res, "atlas-large", "baseline", resamples=R, permutations=999, pool_setups=True)
     ax = tp.forest(c).axes[0]
     assert len([x for x in ax.containers if isinstance(x, ErrorbarContainer)]) == 1
     with pytest.raises(TaukError):

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from conftest import ROOT, SAMPLE_DATA
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.figure import Figure
@@ -23,6 +22,7 @@ from PIL import Image
 
 import tauk
 import tauk.plot as tp
+from conftest import ROOT, SAMPLE_DATA
 from tauk.errors import TaukError
 from tauk.stats import compare_all, summarize
 
@@ -40,7 +40,7 @@ def res():
 
 @pytest.fixture(scope="module")
 def s_agent(res):
-    return summarize(res, by="agent", resamples=R)
+    return summarize(res, by="agent", resamples=R, pool_setups=True)
 
 
 @pytest.fixture(scope="module")
@@ -194,8 +194,8 @@ def test_escape_label():
 
 def test_untrusted_names_render_in_every_figure(evil):
     s_ad = summarize(evil, by=("agent", "domain"), resamples=99)
-    s_ag = summarize(evil, by="agent", resamples=99)
-    mc = compare_all(evil, resamples=99, permutations=99)
+    s_ag = summarize(evil, by="agent", resamples=99, pool_setups=True)
+    mc = compare_all(evil, resamples=99, permutations=99, pool_setups=True)
     board = pl.DataFrame({"model": ["$\\alpha$ model", "M|2\nx"], "domain": ["airline", "airline"], "pass_1": [0.5, 0.4],
                           "submission_date": ["2025-01-01"] * 2, "submission_id": ["a", "b"]})  # fmt: skip
     figs = {
@@ -248,7 +248,7 @@ def test_forest_has_no_row_for_a_pair_without_common_tasks(res):
         pl.when(pl.col("agent") == "baseline").then(pl.lit("airline-only")).otherwise(pl.col("agent")).alias("agent")
     ).filter((pl.col("agent") != "airline-only") | (pl.col("domain") == "airline"))
     trials = trials.filter((pl.col("agent") != "atlas-small") | (pl.col("domain") == "retail"))
-    mc = compare_all(trials, resamples=R, permutations=199)
+    mc = compare_all(trials, resamples=R, permutations=199, pool_setups=True)
     empty = mc.pairs.filter(pl.col("n_tasks") == 0)
     assert empty.height == 1  # airline-only vs atlas-small (retail only)
     fig = tp.forest(mc)
@@ -262,7 +262,8 @@ def test_forest_has_no_row_for_a_pair_without_common_tasks(res):
     assert "no shared tasks" not in text
     assert text.count("No common tasks") == 1 and "(1 of 3 pairs): airline-only − atlas-small" in text
     # every pair empty: an empty plot that says so, and the footnote
-    only = compare_all(trials.filter(pl.col("agent") != "atlas-large"), resamples=R, permutations=199)
+    only = compare_all(trials.filter(pl.col("agent") != "atlas-large"), resamples=R, permutations=199,
+                       pool_setups=True)
     fig = tp.forest(only, figsize="single")
     assert not [c for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer)]
     assert "no pair shares a task" in _all_text(fig) and "No common tasks" in _all_text(fig)
@@ -270,7 +271,7 @@ def test_forest_has_no_row_for_a_pair_without_common_tasks(res):
 
 def test_forest_on_the_real_logs_skips_empty_pairs(shared_data):
     logs = tauk.load(shared_data / "tau2", strict=False)
-    mc = compare_all(logs, resamples=99, permutations=99)
+    mc = compare_all(logs, resamples=99, permutations=99, pool_setups=True)
     n_empty = mc.pairs.filter(pl.col("n_tasks") == 0).height
     assert n_empty > 0
     fig = tp.forest(mc)
@@ -361,7 +362,7 @@ def unpriced(res):
     trials = res.trials.with_columns(
         pl.when(pl.col("agent") == "baseline").then(0.0).otherwise(pl.col("agent_cost")).alias("agent_cost")
     )
-    return summarize(trials, by="agent", resamples=R)
+    return summarize(trials, by="agent", resamples=R, pool_setups=True)
 
 
 def test_cost_zero_is_unknown_not_the_cheapest_point(unpriced):
@@ -384,7 +385,7 @@ def test_cost_zero_is_unknown_not_the_cheapest_point(unpriced):
 def test_cost_flags_too_few_simulations_and_states_n(res):
     trials = res.trials.filter((pl.col("agent") != "atlas-large") | (pl.col("task_id") == "1") & (pl.col("trial") == 0)
                                & (pl.col("domain") == "airline"))  # fmt: skip
-    s = summarize(trials, by="agent", resamples=R)
+    s = summarize(trials, by="agent", resamples=R, pool_setups=True)
     assert s.groups.filter(pl.col("agent") == "atlas-large")["n_simulations"].item() == 1
     fig = tp.cost_vs_pass(s)
     ax = fig.axes[0]
@@ -403,7 +404,7 @@ def test_cost_flags_too_few_simulations_and_states_n(res):
 
 def test_cost_on_the_real_logs_leaves_unpriced_runs_off(shared_data):
     logs = tauk.load(shared_data / "tau2", strict=False)
-    s = summarize(logs, by="agent", resamples=99)
+    s = summarize(logs, by="agent", resamples=99, pool_setups=True)
     zero = s.groups.filter(pl.col("avg_agent_cost") == 0.0)["agent"].to_list()
     assert zero  # the fine-tuned gpt-4.1 and the local qwen record 0.0
     fig = tp.cost_vs_pass(s)
@@ -427,11 +428,12 @@ def test_figures_say_which_interval_and_on_how_many_tasks(s_agent, s_ad, mc):
         want = "95% paired t interval" if name == "forest" else "95% beta-binomial model interval (new tasks)"
         assert want in text, name
         assert re.search(r"n = |n=\d", text), name
-    bca = tp.pass_k_curve(summarize(tauk.load(SAMPLE_DATA), by="agent", method="bca", resamples=R))
+    bca = tp.pass_k_curve(summarize(tauk.load(SAMPLE_DATA), by="agent", method="bca", resamples=R,
+                                    pool_setups=True))
     assert "95% BCa" in _all_text(bca) and f"({R} resamples)" in _all_text(bca)
     assert "n = 50 tasks per line" in _all_text(cases["pass_k_curve"])
     assert "n = 25 tasks per estimate" in _all_text(cases["domain_estimates"])
-    plain = tp.pass_k_curve(summarize(tauk.load(SAMPLE_DATA), by="agent", ci=None))
+    plain = tp.pass_k_curve(summarize(tauk.load(SAMPLE_DATA), by="agent", ci=None, pool_setups=True))
     assert "interval" not in _all_text(plain)
 
 

@@ -150,11 +150,15 @@ def test_compare_all_adjustment_and_ranks():
 
 def test_compare_label_spanning_domains_keys_tasks_by_domain():
     rows = _two_agents([1, 1, 0], [0, 1, 0], domain="airline") + _two_agents([0, 0, 0], [1, 1, 1], domain="retail")
-    r = compare(make_trials(rows), "A", "B", resamples=200).row()
+    r = compare(make_trials(rows), "A", "B", resamples=200, pool_setups=True).row()
     assert r["n_tasks"] == 6  # ids 0..2 in two domains are six tasks
     assert r["diff"] == pytest.approx((1 - 3) / 6)
     by = compare(make_trials(rows), "A", "B", by="domain", resamples=200).to_frame().sort("domain")
     assert by["diff"].to_list() == pytest.approx([1 / 3, -1.0])
+    # by default the two domains (two setups) are compared apart, and the result says so
+    c = compare(make_trials(rows), "A", "B", resamples=200)
+    assert c.by == ("setup",) and c.to_frame().sort("setup")["diff"].to_list() == pytest.approx([1 / 3, -1.0])
+    assert any("within each setup" in n for n in c.summary().notes)
 
 
 # ---------------------------------------------------------------------------------------------- power

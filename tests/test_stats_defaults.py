@@ -189,8 +189,13 @@ def test_cli_method_model_and_json(capsys):
     assert "p_value: paired t test" in out and "own 95% interval (paired t)" in out
     assert main(["compare", "data", "--a", "atlas-small", "--b", "baseline", "--test", "signflip", "--format", "json",
                  "--quiet"]) == 0  # fmt: skip
+    recs = json.loads(capsys.readouterr().out)
+    assert len(recs) == 2  # compared within each setup (airline, retail)
+    for rec in recs:
+        assert rec["test"] == "signflip" and rec["interval_method"] == "sign-flip inversion"
+    assert main(["compare", "data", "--a", "atlas-small", "--b", "baseline", "--test", "signflip", "--format", "json",
+                 "--quiet", "--pool-setups"]) == 0  # fmt: skip
     (rec,) = json.loads(capsys.readouterr().out)
-    assert rec["test"] == "signflip" and rec["interval_method"] == "sign-flip inversion"
     assert rec["p_value"] < 0.001 and rec["p_signflip"] < 0.001  # exact (lattice) vs Monte-Carlo sign flips
 
 

@@ -61,7 +61,7 @@ def test_wide_tables_on_request(capsys):
 
 
 def test_terminal_text_has_no_control_characters(nasty_trials):
-    text = tauk.stats.summarize(nasty_trials, by="agent", ci=None).summary().to_text()
+    text = tauk.stats.summarize(nasty_trials, by="agent", ci=None, pool_setups=True).summary().to_text()
     assert "\x1b" not in text and "\r" not in text
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text)
     assert "\\x1b[31m" in text  # made visible, not dropped silently
@@ -70,7 +70,7 @@ def test_terminal_text_has_no_control_characters(nasty_trials):
 
 # ---- Markdown ----------------------------------------------------------------------------------------------------
 def test_markdown_cells_cannot_escape(nasty_trials):
-    md = tauk.stats.summarize(nasty_trials, by="agent", ci=None).summary().to_markdown()
+    md = tauk.stats.summarize(nasty_trials, by="agent", ci=None, pool_setups=True).summary().to_markdown()
     rows = [ln for ln in md.splitlines() if ln.startswith("| ")]
     assert len(rows) == 1 + 3  # header + three agents: no row broken by a newline or pipe
     assert all(len(re.findall(r"(?<!\\)\|", r)) == len(rows[0].split(" | ")) + 1 for r in rows)
@@ -96,7 +96,8 @@ def test_csv_numbers_are_numbers_and_rounded(capsys):
     for r in rows:
         lo, est, hi = (float(r[f"pass_hat_1{s}"]) for s in ("_ci_low", "", "_ci_high"))
         assert lo <= est <= hi
-        assert all(len(v.split(".")[-1]) <= 4 for k, v in r.items() if "." in v and k != "agent")
+        numbers = [v for k, v in r.items() if k not in ("agent", "setup", "domain") and "." in v]
+        assert numbers and all(len(v.split(".")[-1]) <= 4 for v in numbers)
     digits6 = _out(capsys, ["summary", str(SAMPLE), "--by", "agent", "--format", "csv", "--digits", "6",
                             "--resamples", "499"])  # fmt: skip
     assert any(len(v.split(".")[-1]) > 4 for r in csv.DictReader(io.StringIO(digits6)) for v in r.values())
@@ -119,7 +120,7 @@ def test_holm_note_states_the_family_and_empty_pairs_are_a_footnote(sample):
         )
         for d in ("airline", "retail")
     ]
-    mc = tauk.stats.compare_all(pl.concat([sample.trials, *solo]), resamples=199)
+    mc = tauk.stats.compare_all(pl.concat([sample.trials, *solo]), resamples=199, pool_setups=True)
     table = mc.summary()
     n_p = int(mc.pairs["p_adjusted"].is_not_null().sum())
     assert (n_p, mc.pairs.height) == (9, 10)

@@ -96,6 +96,12 @@ def add_load_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", default=None, metavar="NAMES", help="keep only these domains (comma-separated)")
 
 
+def add_pool_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pool-setups", action="store_true",
+                   help="pool trials of different setups (domain, mode, user model, reward bases) into one figure; "
+                        "by default a group spanning setups is reported per setup")  # fmt: skip
+
+
 def add_ci_args(p: argparse.ArgumentParser, ci: float | None = None) -> None:
     p.add_argument("--ci", type=float, default=ci, metavar="LEVEL", help="confidence level (0 for no interval)")
     p.add_argument("--method", default=CI_METHOD, choices=list(CI_METHODS),

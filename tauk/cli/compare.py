@@ -11,6 +11,7 @@ from tauk.cli._common import (
     add_ci_args,
     add_format_args,
     add_load_args,
+    add_pool_args,
     load_inputs,
     print_json,
     split_list,
@@ -27,13 +28,13 @@ TEST_LABELS = {"t": "paired t test (T − 1 df)", "signflip": "exact sign-flip t
 
 def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, adjust: str,
                     ci: float, method: str, resamples: int, seed: int, infra: str,
-                    test: str = "t") -> list[dict[str, Any]]:  # fmt: skip
+                    test: str = "t", pool_setups: bool = False) -> list[dict[str, Any]]:  # fmt: skip
     """The JSON records of ``tauk compare``: one per ``by`` group; the headline p-values (``test``) adjusted over
     the groups."""
     from tauk.stats import adjust_pvalues, compare
 
     c = compare(res, a, b, k=k, by=by or None, infra=infra, ci=ci, method=method, resamples=resamples, seed=seed,
-                test=test)  # fmt: skip
+                test=test, pool_setups=pool_setups)  # fmt: skip
     frame = c.to_frame()
     p_adj = adjust_pvalues(frame["p_value"].fill_null(float("nan")).to_numpy(), adjust=adjust)
     out = []
@@ -67,11 +68,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise TaukError(f"no run has agent label {lab!r}; labels present: {sorted(labels)}")
     by = split_list(args.by)
     recs = compare_records(res, args.a, args.b, args.k, by, args.adjust, args.ci or CI_LEVEL,
-                           args.method, args.resamples, args.seed, args.infra, args.test)  # fmt: skip
+                           args.method, args.resamples, args.seed, args.infra, args.test, args.pool_setups)  # fmt: skip
     if args.format == "json":
         print_json(recs)
     else:
-        write_table(compare_table(recs, args.a, args.b, args.k, by or [], args), args)
+        shown_by = [*(by or []), *(["setup"] if recs and "setup" in recs[0] and "setup" not in (by or []) else [])]
+        write_table(compare_table(recs, args.a, args.b, args.k, shown_by, args), args)
     return 0
 
 
@@ -103,6 +105,7 @@ def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequen
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="paired comparison of two agents on the tasks both ran")
     add_load_args(p)
+    add_pool_args(p)
     p.add_argument("--a", required=True, metavar="LABEL", help="agent label (or LABEL of LABEL=PATH inputs)")
     p.add_argument("--b", required=True, metavar="LABEL", help="the agent compared against")
     p.add_argument("--k", type=int, default=1, help="the k of pass^k compared")

@@ -19,6 +19,7 @@ import polars as pl
 from tauk.cli._common import (
     add_format_args,
     add_load_args,
+    add_pool_args,
     frame_table,
     load_inputs,
     print_json,
@@ -41,7 +42,7 @@ def cmd_consistency(args: argparse.Namespace) -> int:
 
     res = load_inputs(args)
     by = split_list(args.by) or ["agent", "domain"]
-    result = consistency(res, by=by, infra=args.infra, alpha=args.alpha)
+    result = consistency(res, by=by, infra=args.infra, alpha=args.alpha, pool_setups=args.pool_setups)
     if args.format == "json":
         print_json(result.records())
     elif args.format == "csv":
@@ -57,6 +58,7 @@ def cmd_consistency(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("consistency", help="run-to-run noise: per-trial pass^1, flip rate, ICC, noise floor")
     add_load_args(p)
+    add_pool_args(p)
     p.add_argument("--by", default=None, help="comma-separated trial columns to group by (default: agent,domain)")
     p.add_argument("--infra", default=INFRA, choices=["drop", "fail"], help="infrastructure errors: drop or fail")
     p.add_argument("--alpha", type=float, default=round(1 - CI_LEVEL, 10), help="significance level")

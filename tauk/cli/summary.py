@@ -9,6 +9,7 @@ from tauk.cli._common import (
     add_ci_args,
     add_format_args,
     add_load_args,
+    add_pool_args,
     load_inputs,
     parse_ks,
     print_json,
@@ -41,7 +42,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     res = load_inputs(args)
     by = tuple(split_list(args.by) or ("run_id",))
     s = summarize(res, by=by, k=parse_ks(args.k), infra=args.infra, ci=args.ci or None, method=args.method,
-                  resamples=args.resamples, seed=args.seed)  # fmt: skip
+                  resamples=args.resamples, seed=args.seed, pool_setups=args.pool_setups)  # fmt: skip
     if args.format == "json":
         print_json(summary_records(s, res))
     else:
@@ -52,6 +53,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="upstream metrics (and intervals) per run or group")
     add_load_args(p)
+    add_pool_args(p)
     p.add_argument("--by", default=None, help="comma-separated trial columns to group by (default: one row per file)")
     p.add_argument("--k", default=None, help="the k of pass^k, e.g. 1,2,4 or 1-4 (default: 1 … trials per task)")
     p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")

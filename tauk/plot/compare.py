@@ -80,7 +80,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     Examples
     --------
     >>> import tauk
-    >>> mc = tauk.stats.compare_all(tauk.load("data"), k=1, permutations=999)
+    >>> mc = tauk.stats.compare_all(tauk.load("data/*_airline.json"), k=1, permutations=999)
     >>> fig = tauk.plot.forest(mc, figsize="single")
     >>> len(fig.axes[0].get_yticklabels()), fig.get_size_inches().round(1).tolist()[0]
     (3, 3.3)

@@ -88,7 +88,7 @@ def pass_k_curve(result: Any, *, ax: Axes | None = None, interval: str = "tasks"
     Examples
     --------
     >>> import tauk
-    >>> s = tauk.stats.summarize(tauk.load("data"), by="agent", resamples=999)
+    >>> s = tauk.stats.summarize(tauk.load("data/*_airline.json"), by="agent", resamples=999)
     >>> fig = tauk.plot.pass_k_curve(s, figsize="single")
     >>> fig.get_size_inches().round(1).tolist()[0], len(fig.axes[0].lines)
     (3.3, 3)

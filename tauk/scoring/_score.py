@@ -160,8 +160,9 @@ def score(
     >>> scored = tauk.score(res)
     >>> scored["failure"].value_counts(sort=True).head(2).rows()
     [(None, 322), ('DB', 122)]
-    >>> tauk.stats.pass_hat_k(scored, by="agent", k=1, ci=None, reward="score_reward").to_frame()["estimate"].to_list()
-    [0.765, 0.51, 0.335]
+    >>> pk = tauk.stats.pass_hat_k(scored, by=("agent", "domain"), k=1, ci=None, reward="score_reward")
+    >>> pk.to_frame().filter(domain="airline")["estimate"].to_list()
+    [0.74, 0.55, 0.3]
     """
     if evaluation not in EVALUATED:
         raise EvaluationError(f"unknown evaluation type {evaluation!r}; expected one of {', '.join(EVALUATION_TYPES)}")

@@ -8,8 +8,8 @@ Every result is an immutable object with ``.to_frame()``, ``.records()`` (JSON-r
 
 >>> import tauk
 >>> res = tauk.load("data")
->>> tauk.stats.pass_hat_k(res, by="agent", k=1, ci=None).to_frame()["estimate"].to_list()
-[0.765, 0.51, 0.335]
+>>> tauk.stats.pass_hat_k(res, by=("agent", "domain"), k=1, ci=None).to_frame()["estimate"].to_list()
+[0.74, 0.79, 0.55, 0.47, 0.3, 0.37]
 """
 
 from tauk.table import SummaryTable, latex_escape
@@ -17,6 +17,7 @@ from tauk.table import SummaryTable, latex_escape
 from ._core import as_trials
 from .compare import Comparison, MultipleComparison, compare, compare_all
 from .consistency import ConsistencyResult, consistency
+from .overall import Overall, overall
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .power import PowerResult, power, power_analysis, tasks_needed
 from .pvalues import adjust_pvalues, benjamini_hochberg, holm, sign_flip_pvalue
@@ -24,6 +25,8 @@ from .summary import Summary, summarize
 
 __all__ = [
     "Comparison",
+    "Overall",
+    "overall",
     "ConsistencyResult",
     "consistency",
     "MultipleComparison",

@@ -50,6 +50,7 @@ class Comparison:
     permutations: int = RESAMPLES
     reward: str = "reward"
     test: str = "t"
+    split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
 
     def to_frame(self) -> pl.DataFrame:
         """One row per ``by`` group (the columns listed above)."""
@@ -114,8 +115,12 @@ def comparison_notes(result: Any) -> list[str]:
         iv = f"{level:.0%} t interval over tasks"
     else:
         iv = f"{level:.0%} {result.method} paired task bootstrap, {result.resamples} resamples, seed {result.seed}"
-    return [f"p_value: {head}; {iv}",
-            "p_signflip: exact sign-flip test (a conservative cross-check; Monte Carlo above 20 nonzero differences)"]
+    notes = [f"p_value: {head}; {iv}",
+             "p_signflip: exact sign-flip test (a conservative cross-check; Monte Carlo above 20 nonzero differences)"]
+    if getattr(result, "split_by_setup", False):
+        notes.append("compared within each setup: the agents' trials span several setups, which are not repeated "
+                     "trials of one experiment (pool_setups=True pools them)")  # fmt: skip
+    return notes
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,7 @@ class MultipleComparison:
     permutations: int = RESAMPLES
     reward: str = "reward"
     test: str = "t"
+    split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
 
     def to_frame(self) -> pl.DataFrame:
         """The ``pairs`` frame (one row per pair and group)."""
@@ -175,7 +181,7 @@ class MultipleComparison:
         ]
         family = int(self.pairs["p_adjusted"].is_not_null().sum())
         level = self.ci if self.ci is not None else CI_LEVEL
-        notes = [*comparison_notes(self)[:1],
+        notes = [*comparison_notes(self)[:1], *comparison_notes(self)[2:],
                  f"p adjusted by {self.adjust} over the {family} comparison(s) with a p-value"
                  + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else ""),
                  f"rank [lo, hi]: per agent, each covers its agent's rank with probability ≥ {level:.0%}; "

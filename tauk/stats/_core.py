@@ -35,6 +35,8 @@ INTERVAL_METHODS: tuple[str, ...] = ("model", *CI_METHODS)
 __all__ = [
     "SUCCESS_TOL",
     "TASK_KEY",
+    "resolve_by",
+    "SETUP_NOTE",
     "GroupTasks",
     "INTERVAL_METHODS",
     "as_trials",
@@ -169,6 +171,8 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
         "agent_cost": pl.lit(None, dtype=pl.Float64),
     }
     df = df.with_columns([expr.alias(name) for name, expr in defaults.items() if name not in df.columns])
+    if "setup" not in df.columns:  # a frame built by hand: its domains are its setups
+        df = df.with_columns(setup=pl.col("domain").cast(pl.String).fill_null("?"))
     if "termination_reason" in df.columns:
         infra_expr = (pl.col("termination_reason") == INFRA_REASON).fill_null(False)
     elif "is_infra_error" in df.columns:
@@ -206,6 +210,14 @@ class GroupTasks:
     n_trials: np.ndarray  # int64: kept trials actually present
     num_trials: int | None  # min of the runs' info.num_trials (None if unknown)
     n_tasks_no_kept: int  # tasks seen in the group whose every trial was dropped
+    n_evaluated: int = -1  # kept trials with a reward (-1: not counted); 0 = an unevaluated group
+    n_fractional: int = 0  # kept trials whose reward is neither 0 nor 1 (a fork grading on a scale)
+
+    @property
+    def evaluated(self) -> bool:
+        """False when no kept trial of the group has a reward (e.g. a voice run without evaluation): its pass^k
+        is not defined, rather than 0."""
+        return self.n_evaluated != 0
 
     @property
     def T(self) -> int:
@@ -236,7 +248,11 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
     df = prepared.with_columns(extra) if extra is not None else prepared
     tkeys = [c for c in TASK_KEY if c not in keys]
     all_keys = keys + tkeys
+    rewarded = pl.col("_kept") & pl.col("reward").is_not_null()
+    binary = pl.col("reward").is_between(-SUCCESS_TOL, SUCCESS_TOL) | pl.col("_success")
     per_run = df.group_by(all_keys + ([] if "run_id" in all_keys else ["run_id"])).agg(
+        rewarded.sum().cast(pl.Int64).alias("_ne"),
+        (rewarded & ~binary).sum().cast(pl.Int64).alias("_nf"),
         pl.col("_kept").sum().cast(pl.Int64).alias("_nk"),
         (pl.col("_success") & pl.col("_kept")).sum().cast(pl.Int64).alias("_c"),
         pl.col("_den").first().alias("_den"),
@@ -253,6 +269,8 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
         pl.col("_c").sum().alias("c"),
         pl.col("_nk").sum().alias("n_trials"),
         pl.col("_nt").min().alias("_nt"),
+        pl.col("_ne").sum().alias("_ne"),
+        pl.col("_nf").sum().alias("_nf"),
     )
     per_task = per_task.sort([*keys, *tkeys], nulls_last=True)
     out: list[GroupTasks] = []
@@ -271,6 +289,8 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
                 n_trials=kept["n_trials"].to_numpy().astype(np.int64),
                 num_trials=None if nt is None else int(nt),
                 n_tasks_no_kept=part.height - kept.height,
+                n_evaluated=int(part["_ne"].sum()),
+                n_fractional=int(part["_nf"].sum()),
             )
         )
     return out
@@ -282,3 +302,35 @@ def group_keys_frame(by: tuple[str, ...], keys: list[tuple], schema: pl.Schema |
     if schema is not None:
         return pl.DataFrame(data, schema={c: schema[c] for c in by})
     return pl.DataFrame(data)
+
+
+def resolve_by(prepared: pl.DataFrame, by: tuple[str, ...], pool_setups: bool = False,
+               also: tuple[str, ...] = ()) -> tuple[str, ...]:  # fmt: skip
+    """The grouping actually used: ``by``, plus ``setup`` when a group (of ``by`` + ``also``, e.g. the agent label
+    of a comparison) spans several setups and ``pool_setups`` is false — trials of different setups are not
+    repeated trials of one experiment and are never pooled into one figure unless asked.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> trials = tauk.load("data").trials
+    >>> resolve_by(prepare_trials(trials, "drop"), ("agent",))
+    ('agent', 'setup')
+    >>> resolve_by(prepare_trials(trials, "drop"), ("agent", "domain")), resolve_by(prepare_trials(trials, "drop"),
+    ...                                                                              ("agent",), pool_setups=True)
+    (('agent', 'domain'), ('agent',))
+    """
+    if pool_setups or "setup" in by:
+        return by
+    keys = [*by, *also]
+    if keys:
+        spread = prepared.group_by(keys).agg(pl.col("setup").n_unique().alias("_n"))["_n"].max()
+    else:
+        spread = prepared["setup"].n_unique()
+    return (*by, "setup") if (spread or 0) > 1 else by
+
+
+SETUP_NOTE = ("grouped by setup too: the groups asked for span several setups, which are not repeated trials of "
+              "one experiment (pool_setups=True pools them; tauk.stats.overall gives the leaderboard's mean of "
+              "per-setup figures)")
+"""The note of a result whose grouping gained ``setup``."""

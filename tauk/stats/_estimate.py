@@ -67,6 +67,8 @@ def estimate_group(
     (n_t < k). See :mod:`tauk.stats._intervals` for the intervals."""
     if not ks or g.T == 0:
         return [_empty_row(k, g, ci) for k in ks]
+    if not g.evaluated:  # no reward anywhere: not an agent that failed everything, an unevaluated run
+        return [_unevaluated_row(k, g, ci) for k in ks]
     U, V = _u_matrix(g, ks, metric)
     est, se, T = column_stats(U)
     se_rerun: list[float | None] = []
@@ -108,6 +110,16 @@ def _empty_row(k: int, g: GroupTasks, ci: float | None = None) -> dict[str, Any]
            "se_rerun": None, **dict.fromkeys(INTERVAL_FIELDS)}  # fmt: skip
     if ci is not None:
         row["interval_method"] = row["rerun_interval_method"] = N_NO_K
+    return row
+
+
+UNEVALUATED = "none: no simulation of this group was evaluated (no reward information)"
+
+
+def _unevaluated_row(k: int, g: GroupTasks, ci: float | None = None) -> dict[str, Any]:
+    row = {"k": int(k), "n_tasks": 0, "n_tasks_excluded": int(g.T), "estimate": None, "se_tasks": None,
+           "se_rerun": None, **dict.fromkeys(INTERVAL_FIELDS)}  # fmt: skip
+    row["interval_method"] = row["rerun_interval_method"] = UNEVALUATED
     return row
 
 

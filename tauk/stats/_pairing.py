@@ -16,7 +16,7 @@ from tauk.conventions import CI_LEVEL
 from tauk.errors import TaukError
 
 from ._bootstrap import column_stats, interval
-from ._core import GroupTasks, as_trials, prepare_trials, task_groups, u_hat
+from ._core import GroupTasks, as_trials, prepare_trials, resolve_by, task_groups, u_hat
 from .pvalues import sign_flip_pvalue
 
 __all__ = [
@@ -219,8 +219,10 @@ ROW_SCHEMA = {
 }
 
 
-def groups_by_label(trials, by, label, infra, labels=None, reward="reward"):
-    """The prepared trials and their per-task groups, ``{by key: {label value: GroupTasks}}``."""
+def groups_by_label(trials, by, label, infra, labels=None, reward="reward", pool_setups=False):
+    """The prepared trials, their per-task groups ``{by key: {label value: GroupTasks}}`` and the grouping used
+    (``by``, plus ``setup`` when an agent's trials span several setups and ``pool_setups`` is false: agents are
+    compared within a setup)."""
     if label in by:
         raise TaukError(f"label column {label!r} cannot also be a `by` column")
     df = prepare_trials(as_trials(trials), infra, reward)
@@ -232,11 +234,12 @@ def groups_by_label(trials, by, label, infra, labels=None, reward="reward"):
         if missing:
             raise TaukError(f"{label} value(s) {missing} not found; have {sorted(present)}")
         df = df.filter(pl.col(label).is_in(list(labels)))
+    by = resolve_by(df, tuple(by), pool_setups, also=(label,))
     groups = task_groups(df, (*by, label))
     table: dict[tuple, dict[Any, GroupTasks]] = {}
     for g in groups:
         table.setdefault(g.key[:-1], {})[g.key[-1]] = g
-    return df, table
+    return df, table, by
 
 
 def rows_frame(by, schema, keyed_rows, extra_schema=None):

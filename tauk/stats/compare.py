@@ -78,6 +78,7 @@ def compare(
     reward: str = "reward",
     progress: bool | None = None,
     test: str = "t",
+    pool_setups: bool = False,
 ) -> Comparison:
     """Paired comparison of label value ``a`` against ``b`` on the tasks both ran (see the module docs).
 
@@ -113,6 +114,9 @@ def compare(
         The headline test of ``p_value``: ``"t"`` (default, the paired t test with T − 1 df; calibrated at 20–50
         tasks), ``"signflip"`` (exact sign-flip, = exact McNemar with one trial per task; conservative) or
         ``"signflip-mid"`` (its mid-p version); see :func:`tauk.stats.paired.paired_test`.
+    pool_setups
+        Pool an agent's trials of different setups; by default the comparison is made within each setup (``setup``
+        joins ``by`` when the agents' trials span several): trials of another setup are not repeated trials.
 
     Returns
     -------
@@ -124,16 +128,17 @@ def compare(
     --------
     >>> import tauk
     >>> res = tauk.load("data")
-    >>> c = tauk.stats.compare(res, "atlas-large", "baseline")
+    >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
     >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
     (0.43, 50, 'paired t', '4.5e-13')
     >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
     (0.3415, 0.5185, 'monte-carlo')
     """
-    by_t = normalize_by(by)
+    asked = normalize_by(by)
     check_ci(ci, method, resamples)
     test = _check_test(test)
-    df, table = groups_by_label(trials, by_t, label, infra, labels=[a, b], reward=reward)
+    df, table, by_t = groups_by_label(trials, asked, label, infra, labels=[a, b], reward=reward,
+                                      pool_setups=pool_setups)  # fmt: skip
     keyed, task_parts = [], []
     for key in sorted(table, key=_sort_key):
         gs = table[key]
@@ -148,7 +153,7 @@ def compare(
     frame = rows_frame(by_t, df.schema, keyed)
     tasks = pl.concat(task_parts) if task_parts else pl.DataFrame()
     return Comparison(str(a), str(b), int(k), label, by_t, infra, ci, method.lower(), resamples, seed, frame, tasks,
-                      permutations, reward, test)  # fmt: skip
+                      permutations, reward, test, by_t != asked)  # fmt: skip
 
 
 def _sort_key(key: tuple) -> tuple:
@@ -182,6 +187,7 @@ def compare_all(
     reward: str = "reward",
     progress: bool | None = None,
     test: str = "t",
+    pool_setups: bool = False,
 ) -> MultipleComparison:
     """Every pair of label values (per ``by`` group) with adjusted p-values, and an interval for each agent's rank.
 
@@ -215,18 +221,19 @@ def compare_all(
     --------
     >>> import tauk
     >>> res = tauk.load("data")
-    >>> mc = tauk.stats.compare_all(res, resamples=999, permutations=999)
-    >>> mc.pairs.select("a", "b").rows()
+    >>> mc = tauk.stats.compare_all(res, by="domain", resamples=999, permutations=999)
+    >>> mc.pairs.filter(domain="airline").select("a", "b").rows()
     [('atlas-large', 'atlas-small'), ('atlas-large', 'baseline'), ('atlas-small', 'baseline')]
-    >>> mc.ranks.select("rank", "rank_low", "rank_high", "rank_low_simultaneous").rows()
-    [(1.0, 1.0, 1.0, 1.0), (2.0, 2.0, 2.0, 2.0), (3.0, 3.0, 3.0, 3.0)]
+    >>> mc.ranks.filter(domain="retail").select("rank", "rank_low", "rank_high", "rank_low_simultaneous").rows()
+    [(1.0, 1.0, 1.0, 1.0), (2.0, 2.0, 3.0, 2.0), (3.0, 2.0, 3.0, 2.0)]
     """
-    by_t = normalize_by(by)
+    asked = normalize_by(by)
     check_ci(ci, method, resamples)
     test = _check_test(test)
     adjust_pvalues([], adjust=adjust)  # validate early
     labels = list(agents) if agents is not None else None
-    df, table = groups_by_label(trials, by_t, label, infra, labels=labels, reward=reward)
+    df, table, by_t = groups_by_label(trials, asked, label, infra, labels=labels, reward=reward,
+                                      pool_setups=pool_setups)  # fmt: skip
     keyed, rank_rows = [], []
     level = ci if ci is not None else CI_LEVEL
     for key in sorted(table, key=_sort_key):
@@ -253,7 +260,7 @@ def compare_all(
                 rdata[c].append(r[c if c != label else "label"])
     ranks = pl.DataFrame(rdata, schema=rsch)
     return MultipleComparison(int(k), label, by_t, adjust.lower(), infra, ci, method.lower(), resamples, seed, pairs,
-                              ranks, permutations, reward, test)  # fmt: skip
+                              ranks, permutations, reward, test, by_t != asked)  # fmt: skip
 
 
 

@@ -71,7 +71,7 @@ from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
-from ._core import normalize_by, prepare_trials
+from ._core import normalize_by, prepare_trials, resolve_by
 from ._reliability import (
     ALPHA,
     FEW_FLAKY,
@@ -240,6 +240,7 @@ def consistency(
     reward: str = "reward",
     ms: Sequence[int] = MS,
     rank_by: str | None = "agent",
+    pool_setups: bool = False,
 ) -> ConsistencyResult:
     r"""How much of a score is the agent and how much the dice: trial-to-trial consistency per group.
 
@@ -314,6 +315,7 @@ def consistency(
         if col not in df.columns:
             raise TaukError(f"cannot group by {col!r}: not a column of the trials frame")
     prepared = prepare_trials(df, infra)
+    by_t = resolve_by(prepared, by_t, pool_setups)  # setups are not repeated trials of one experiment
     outcomes, keys, tkeys = _outcomes(prepared, by_t)
     rows, per_trial, tasks = [], [], []
     for key, g in outcomes.group_by(keys, maintain_order=True):

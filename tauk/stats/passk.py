@@ -34,7 +34,17 @@ from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
 from ._bootstrap import bootstrap_means, bootstrap_t_interval
-from ._core import as_trials, check_ci, normalize_by, normalize_k, prepare_trials, task_groups, u_hat
+from ._core import (
+    SETUP_NOTE,
+    as_trials,
+    check_ci,
+    normalize_by,
+    normalize_k,
+    prepare_trials,
+    resolve_by,
+    task_groups,
+    u_hat,
+)
 from ._estimate import (
     estimate_group,
     interval_notes,
@@ -75,6 +85,7 @@ class PassKResult:
     frame: pl.DataFrame
     n_tasks_no_kept: pl.DataFrame  # group keys + count of tasks whose every trial was dropped
     reward: str = "reward"
+    split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
 
     def to_frame(self) -> pl.DataFrame:
         """The long frame: one row per (group, k)."""
@@ -87,8 +98,8 @@ class PassKResult:
         --------
         >>> import tauk
         >>> res = tauk.load("data")
-        >>> tauk.stats.pass_hat_k(res, by="agent", ci=None).estimate(2, agent="baseline")
-        0.16
+        >>> tauk.stats.pass_hat_k(res, by=("agent", "domain"), ci=None).estimate(2, agent="baseline", domain="retail")
+        0.2
         """
         df = self.frame.filter(pl.col("k") == k)
         for col, val in group.items():
@@ -114,6 +125,8 @@ class PassKResult:
         ]  # fmt: skip
         notes = interval_notes(self.frame, self.by, self.ci, self.method, self.resamples, self.seed)
         notes.append(f"infrastructure errors: {self.infra}")
+        if self.split_by_setup:
+            notes.append(SETUP_NOTE)
         excl = self.frame.filter(pl.col("n_tasks_excluded") > 0)
         if excl.height:
             notes.append(f"{excl.height} (group, k) cells left out tasks with fewer than k trials (see n_tasks_excluded)")
@@ -140,11 +153,13 @@ def _run(
     seed: int | None,
     progress: bool | None,
     reward: str,
+    pool_setups: bool = False,
 ) -> PassKResult:
-    by_t = normalize_by(by)
+    asked = normalize_by(by)
     check_ci(ci, method, resamples)
     ks = normalize_k(k)
     df = prepare_trials(as_trials(trials), infra, reward)
+    by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
     keyed = [(g.key, estimate_group(g, resolve_ks(g, ks), metric, ci, method, resamples, seed, progress)) for g in groups]
     if ks is not None:
@@ -154,7 +169,8 @@ def _run(
         {**{c: [g.key[i] for g in groups] for i, c in enumerate(by_t)}, "n_tasks_no_kept": [g.n_tasks_no_kept for g in groups]},
         schema={**{c: df.schema[c] for c in by_t}, "n_tasks_no_kept": pl.Int64},
     )
-    return PassKResult(metric, by_t, infra, ci, method.lower(), resamples, seed, frame, dropped, reward)
+    return PassKResult(metric, by_t, infra, ci, method.lower(), resamples, seed, frame, dropped, reward,
+                       by_t != asked)  # fmt: skip
 
 
 @keyword_options(_OLD_ORDER)
@@ -170,6 +186,7 @@ def pass_hat_k(
     infra: str = INFRA,
     reward: str = "reward",
     progress: bool | None = None,
+    pool_setups: bool = False,
 ) -> PassKResult:
     """pass^k per group: the mean over tasks of Û_k = C(c_t,k)/C(n_t,k), with se_tasks, se_rerun and intervals for
     a new draw of tasks (``ci_low``/``ci_high``) and for these tasks re-run (``rerun_ci_low``/``rerun_ci_high``).
@@ -207,6 +224,10 @@ def pass_hat_k(
         The column holding the reward (default ``"reward"``; ``"score_reward"`` for a frame from :func:`tauk.score`).
     progress
         Show a progress bar (default: only for very large bootstraps).
+    pool_setups
+        Pool trials of different setups (``setup`` column: domain, mode, user model, reward bases) into one group.
+        By default a group spanning several setups is reported per setup (``setup`` joins the grouping and the
+        result says so): they are not repeated trials of one experiment.
 
     Returns
     -------
@@ -222,16 +243,19 @@ def pass_hat_k(
     --------
     >>> import tauk
     >>> res = tauk.load("data")
-    >>> r = tauk.stats.pass_hat_k(res, by="agent", k=1)
-    >>> r.to_frame().select("agent", "estimate")["estimate"].to_list()
-    [0.765, 0.51, 0.335]
-    >>> lo, hi, how = r.to_frame().select("ci_low", "ci_high", "interval_method").row(2)
+    >>> r = tauk.stats.pass_hat_k(res, by=("agent", "domain"), k=1)
+    >>> r.to_frame().filter(domain="airline")["estimate"].to_list()
+    [0.74, 0.55, 0.3]
+    >>> row = r.to_frame().filter(agent="baseline", domain="airline")
+    >>> lo, hi, how = row.select("ci_low", "ci_high", "interval_method").row(0)
     >>> round(lo, 4), round(hi, 4), how
-    (0.2624, 0.4293, 'model')
-    >>> tauk.stats.pass_hat_k(tauk.score(res), by="agent", k=1, ci=None, reward="score_reward").estimate(agent="baseline")
+    (0.208, 0.4269, 'model')
+    >>> scored = tauk.score(res)
+    >>> tauk.stats.pass_hat_k(scored, by="agent", k=1, ci=None, reward="score_reward", pool_setups=True).estimate(
+    ...     agent="baseline")
     0.335
     """
-    return _run("pass^k", trials, by, infra, k, ci, method, resamples, seed, progress, reward)
+    return _run("pass^k", trials, by, infra, k, ci, method, resamples, seed, progress, reward, pool_setups)
 
 
 @keyword_options(_OLD_ORDER)
@@ -247,6 +271,7 @@ def pass_at_k(
     infra: str = INFRA,
     reward: str = "reward",
     progress: bool | None = None,
+    pool_setups: bool = False,
 ) -> PassKResult:
     """pass@k per group: the mean over tasks of 1 − C(n_t−c_t,k)/C(n_t,k).
 
@@ -269,11 +294,11 @@ def pass_at_k(
     --------
     >>> import tauk
     >>> res = tauk.load("data")
-    >>> r = tauk.stats.pass_at_k(res, by="agent", k=[1, 4], ci=None)
-    >>> [round(x, 4) for x in r.to_frame().filter(agent="baseline")["estimate"]]
-    [0.335, 0.72]
+    >>> r = tauk.stats.pass_at_k(res, by=("agent", "domain"), k=[1, 4], ci=None)
+    >>> [round(x, 4) for x in r.to_frame().filter(agent="baseline", domain="airline")["estimate"]]
+    [0.3, 0.68]
     """
-    return _run("pass@k", trials, by, infra, k, ci, method, resamples, seed, progress, reward)
+    return _run("pass@k", trials, by, infra, k, ci, method, resamples, seed, progress, reward, pool_setups)
 
 
 @keyword_options(("trials", "by", "infra", "k"))
@@ -284,6 +309,7 @@ def per_task(
     k: int | Iterable[int] | None = None,
     infra: str = INFRA,
     reward: str = "reward",
+    pool_setups: bool = False,
 ) -> pl.DataFrame:
     """The per-task table: counts and Û_k of every task in every group.
 
@@ -308,15 +334,15 @@ def per_task(
     --------
     >>> import tauk
     >>> res = tauk.load("data")
-    >>> pt = tauk.stats.per_task(res, by="agent", k=[1, 2])
+    >>> pt = tauk.stats.per_task(res, by=("agent", "domain"), k=[1, 2])
     >>> pt.columns
     ['agent', 'domain', 'task_id', 'n', 'c', 'n_trials', 'U_1', 'U_2']
     >>> pt.height
     150
     """
-    by_t = normalize_by(by)
     ks = normalize_k(k)
     df = prepare_trials(as_trials(trials), infra, reward)
+    by_t = resolve_by(df, normalize_by(by), pool_setups)
     groups = task_groups(df, by_t)
     if ks is None:
         K = max((len(g.default_ks()) for g in groups), default=0)

@@ -12,7 +12,16 @@ from tauk._compat import keyword_options
 from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.table import Interval, SummaryTable
 
-from ._core import as_trials, check_ci, normalize_by, normalize_k, prepare_trials, task_groups
+from ._core import (
+    SETUP_NOTE,
+    as_trials,
+    check_ci,
+    normalize_by,
+    normalize_k,
+    prepare_trials,
+    resolve_by,
+    task_groups,
+)
 from ._estimate import (
     ESTIMATE_FIELDS,
     LONG_SCHEMA,
@@ -34,6 +43,8 @@ GROUP_SCHEMA = {
     "infra_error_count": pl.Int64,
     "avg_reward": pl.Float64,
     "avg_agent_cost": pl.Float64,
+    "n_evaluated": pl.Int64,
+    "rewards": pl.String,
 }
 
 
@@ -44,7 +55,9 @@ class Summary:
     ``groups``: one row per group — group keys, agent, domain (the group's unique value, null if mixed),
     n_simulations (kept), n_tasks (with ≥ 1 kept trial), n_tasks_no_kept (tasks every trial of which was dropped),
     infra_error_count (always, whatever ``infra``), avg_reward (mean non-null reward over kept simulations),
-    avg_agent_cost (mean non-null agent_cost; null if none).
+    avg_agent_cost (mean non-null agent_cost; null if none), n_evaluated (kept simulations with a reward) and rewards
+    (``"binary"``; ``"fractional"`` when some reward is neither 0 nor 1 — pass^k then counts only the rewards of 1,
+    as the upstream does, and says so; ``"none"`` when no simulation was evaluated: pass^k is null, not 0).
     ``pass_hat_k``: long frame — group keys, k, n_tasks, n_tasks_excluded, estimate, se_tasks, se_rerun, ci_low,
     ci_high, rerun_ci_low, rerun_ci_high, interval_method, rerun_interval_method, model_check_p, model_check_passed
     (as :class:`~tauk.stats.PassKResult`'s frame).
@@ -59,6 +72,7 @@ class Summary:
     groups: pl.DataFrame
     pass_hat_k: pl.DataFrame
     reward: str = "reward"
+    split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
 
     def to_frame(self) -> pl.DataFrame:
         """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …}."""
@@ -118,6 +132,17 @@ class Summary:
         nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
         if nk:
             notes.append(f"{nk} task(s) had no kept trial and were left out")
+        if self.split_by_setup:
+            notes.append(SETUP_NOTE)
+        for kind, what in (("none", "no simulation was evaluated (no reward information): pass^k is not defined, "
+                                    "not 0"),
+                           ("fractional", "rewards are fractional (neither 0 nor 1): pass^k counts only rewards of "
+                                          "1 (the upstream rule); avg_reward is the informative figure")):  # fmt: skip
+            hit = self.groups.filter(pl.col("rewards") == kind) if "rewards" in self.groups.columns else self.groups[:0]
+            if hit.height:
+                names = ", ".join(" · ".join(str(r[c]) for c in (self.by or ("agent",)) if c in r) for r in
+                                  hit.iter_rows(named=True))  # fmt: skip
+                notes.append(f"{names}: {what}")
         return SummaryTable.build("pass^k summary", cols, rows, notes, fields=fields, keys=len(self.by) + len(labels))
 
     def _repr_html_(self) -> str:
@@ -144,6 +169,7 @@ def summarize(
     infra: str = INFRA,
     reward: str = "reward",
     progress: bool | None = None,
+    pool_setups: bool = False,
 ) -> Summary:
     """The upstream metrics per group (docs/spec.md §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
     default; see :func:`pass_hat_k`).
@@ -174,17 +200,18 @@ def summarize(
     --------
     >>> import tauk
     >>> res = tauk.load("data")
-    >>> s = tauk.stats.summarize(res, by="agent", ci=None)
-    >>> s.groups.select("agent", "n_simulations", "avg_reward").rows()
-    [('atlas-large', 200, 0.765), ('atlas-small', 200, 0.51), ('baseline', 200, 0.335)]
+    >>> s = tauk.stats.summarize(res, by=("agent", "domain"), ci=None)
+    >>> s.groups.filter(domain="airline").select("agent", "n_simulations", "avg_reward").rows()
+    [('atlas-large', 100, 0.74), ('atlas-small', 100, 0.55), ('baseline', 100, 0.3)]
     >>> s.records()[2]["pass_hat_k"]["4"]["estimate"]
     0.08
     """
-    by_t = normalize_by(by)
+    asked = normalize_by(by)
     check_ci(ci, method, resamples)
     ks = normalize_k(k)
     raw = as_trials(trials)
     df = prepare_trials(raw, infra, reward)
+    by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
     gkeys = by_t or ("__all__",)
     gdf = df if by_t else df.with_columns(pl.lit(0).alias("__all__"))
@@ -212,6 +239,8 @@ def summarize(
             grows[c].append(m[c])
         grows["n_tasks"].append(g.T)
         grows["n_tasks_no_kept"].append(g.n_tasks_no_kept)
+        grows["n_evaluated"].append(g.n_evaluated)
+        grows["rewards"].append("none" if not g.evaluated else "fractional" if g.n_fractional else "binary")
     if ks is not None:
         warn_excluded(by_t, keyed, stacklevel=4)
     schema = {c: df.schema[c] for c in by_t}
@@ -220,7 +249,8 @@ def summarize(
     runs = getattr(trials, "runs", None)
     if by_t == ("run_id",) and isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         gframe = _add_empty_runs(gframe, runs)
-    return Summary(by_t, infra, ci, method.lower(), resamples, seed, gframe, long_frame(by_t, df.schema, keyed), reward)
+    return Summary(by_t, infra, ci, method.lower(), resamples, seed, gframe, long_frame(by_t, df.schema, keyed), reward,
+                   by_t != asked)  # fmt: skip
 
 
 def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
@@ -237,6 +267,8 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
             "infra_error_count": [0] * missing.height,
             "avg_reward": [None] * missing.height,
             "avg_agent_cost": [None] * missing.height,
+            "n_evaluated": [0] * missing.height,
+            "rewards": ["none"] * missing.height,
         },
         schema=gframe.schema,
     )
