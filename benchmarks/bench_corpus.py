@@ -78,7 +78,19 @@ def write_corpus(folder: Path, n_sims: int, n_files: int, payload: int) -> list[
     return paths
 
 
-INGEST = "import tauk; tauk.ingest(ARGS[1:], ARGS[0], progress=False)"
+def measure_cli(*argv: str) -> dict:
+    """Run ``python -m tauk ARGV`` (the command line a user runs) under GNU time: wall time and peak RSS, and the
+    peak of an interpreter that only imports tauk and Polars (subtracted to give what the data cost)."""
+    def run(cmd: list[str]) -> tuple[float, int]:
+        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", *cmd], capture_output=True, text=True, check=True)
+        seconds, kb = p.stderr.strip().splitlines()[-1].split()
+        return float(seconds), int(kb) * 1024
+
+    seconds, peak = run([sys.executable, "-m", "tauk", *argv])
+    _, base = run([sys.executable, "-c", "import polars, tauk, tauk.store, tauk.cli"])
+    return {"seconds": seconds, "peak": peak, "data": peak - base}
+
+
 SUMMARY = ("import tauk; s = tauk.stats.summarize(tauk.load(ARGS[0]), by=('agent', 'domain'), k=[1, 2, 4], "
            "method='bca', resamples=1999); print(s.pass_hat_k.height)")  # fmt: skip
 SUMMARY_JSON = ("import tauk; s = tauk.stats.summarize(tauk.load(ARGS), by=('agent', 'domain'), k=[1, 2, 4], "
@@ -116,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
 
     shutil.rmtree(store, ignore_errors=True)
     quarter = shards[: max(1, len(shards) // 4)]
-    q = measure(INGEST, str(store), *map(str, quarter))
-    f = measure(INGEST, str(store), *map(str, shards))
+    q = measure_cli("ingest", *map(str, quarter), "--store", str(store), "--quiet")
+    f = measure_cli("ingest", *map(str, shards), "--store", str(store), "--quiet")
     print(f"ingest {len(quarter)} files: {q['seconds']:.0f} s, peak {q['peak'] / 1e9:.2f} GB, of which "
           f"{q['data'] / 1e6:.0f} MB above the interpreter's = {q['data'] / largest:.2f}x the largest file")
     print(f"ingest all {len(shards)} (the other {len(shards) - len(quarter)} new): {f['seconds']:.0f} s, peak "

@@ -182,3 +182,24 @@ def test_cli_on_a_store(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == from_store
     assert main(["audit", str(root), "--check", "--domain", "retail"]) == 0
     assert os.path.exists(root / "manifest.json")
+
+
+def test_the_ingest_command_returns_freed_memory(tmp_path):
+    """``tauk ingest`` from a shell re-runs itself once with the allocator set to give freed memory back (Polars
+    reads it only when it loads), and ingests as the in-process command does."""
+    import subprocess
+    import sys
+
+    from tauk.cli.ingest import ALLOCATOR, allocator_env
+
+    assert allocator_env({}) == {"_RJEM_MALLOC_CONF": ALLOCATOR}
+    polars_default = {"_RJEM_MALLOC_CONF": "dirty_decay_ms:500,muzzy_decay_ms:1000"}  # what Polars' import sets
+    assert allocator_env(polars_default)["_RJEM_MALLOC_CONF"].endswith(ALLOCATOR)
+    assert allocator_env({"_RJEM_MALLOC_CONF": f"dirty_decay_ms:500,{ALLOCATOR}"}) is None  # the re-run: no loop
+    root = tmp_path / "st"
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    out = subprocess.run([sys.executable, "-m", "tauk", "ingest", str(SAMPLE), "--store", str(root), "--quiet"],
+                         capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "source(s) ingested" in out.stdout
+    assert tauk.open(root).trials.height == tauk.load(SAMPLE).trials.height

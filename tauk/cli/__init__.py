@@ -63,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.from_command_line = argv is None
     if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
         parser.parse_args([args.command, "--help"])
     try:

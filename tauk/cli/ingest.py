@@ -3,15 +3,38 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from tauk.errors import LoadWarning
 
 
+ALLOCATOR = "dirty_decay_ms:0,muzzy_decay_ms:0"
+"""Polars' allocator (jemalloc) set to return freed memory at once: an ingest frees a part's frames after writing
+them, and with the default decay its resident memory grew with every file (measured: 2.5x the largest source
+file instead of 1.6x). Polars reads it (``_RJEM_MALLOC_CONF``, appended to its own default) when it loads, which
+the command line has done before it knows the command, so ``tauk ingest`` started from the command line re-runs
+itself once with it set."""
+
+
+def allocator_env(environ: Mapping[str, str]) -> dict[str, str] | None:
+    """The allocator setting to re-run with (the current one with :data:`ALLOCATOR` appended, so that a user's own
+    setting is kept and ours wins), or None when it is already in effect."""
+    current = environ.get("_RJEM_MALLOC_CONF", "")
+    if ALLOCATOR in current:
+        return None
+    return {"_RJEM_MALLOC_CONF": f"{current},{ALLOCATOR}" if current else ALLOCATOR}
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tauk.store import ingest
+
+    env = allocator_env(os.environ) if getattr(args, "from_command_line", False) else None
+    if env is not None:
+        os.execve(sys.executable, [sys.executable, "-m", "tauk", *sys.argv[1:]], {**os.environ, **env})
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)

@@ -52,7 +52,12 @@ __all__ = [
 _REQUIRED = ("run_id", "task_id")
 
 
-def as_trials(data: Any) -> pl.DataFrame:
+STAT_COLUMNS = ("run_id", "simulation_id", "task_id", "trial", "format", "agent", "domain", "setup", "num_trials",
+                "termination_reason", "is_infra_error", "reward", "agent_cost")
+"""The trials columns the statistics read (besides the grouping and reward columns asked for)."""
+
+
+def as_trials(data: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
     """The trials frame of ``data``: a trials frame itself, a ``LazyFrame`` (collected), or anything with a
     ``.trials`` frame (a :class:`tauk.Results`).
 
@@ -63,6 +68,9 @@ def as_trials(data: Any) -> pl.DataFrame:
     data
         A Polars trials frame (ARCHITECTURE.md), a ``LazyFrame`` of one, or an object with a ``trials`` frame
         (e.g. :class:`tauk.Results`, a scored frame from :func:`tauk.score` is a trials frame too).
+    columns
+        Extra columns needed (grouping, reward) when ``data`` can read a subset of its trials columns (a store
+        opened with :func:`tauk.open`): then only :data:`STAT_COLUMNS` and these are read.
 
     Returns
     -------
@@ -85,6 +93,9 @@ def as_trials(data: Any) -> pl.DataFrame:
         return data
     if isinstance(data, pl.LazyFrame):
         return data.collect()
+    pick = getattr(data, "trials_columns", None)
+    if columns is not None and callable(pick) and "trials" not in getattr(data, "__dict__", {}):
+        return pick([*STAT_COLUMNS, *(c for c in columns if c not in STAT_COLUMNS)])  # a store: read only these
     trials = getattr(data, "trials", None)
     if isinstance(trials, pl.DataFrame):
         return trials

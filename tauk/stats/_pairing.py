@@ -225,7 +225,7 @@ def groups_by_label(trials, by, label, infra, labels=None, reward="reward", pool
     compared within a setup)."""
     if label in by:
         raise TaukError(f"label column {label!r} cannot also be a `by` column")
-    df = prepare_trials(as_trials(trials), infra, reward)
+    df = prepare_trials(as_trials(trials, [*by, label, reward]), infra, reward)
     if label not in df.columns:
         raise TaukError(f"label column {label!r} is not in the trials frame")
     if labels is not None:

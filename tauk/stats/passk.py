@@ -158,7 +158,7 @@ def _run(
     asked = normalize_by(by)
     check_ci(ci, method, resamples)
     ks = normalize_k(k)
-    df = prepare_trials(as_trials(trials), infra, reward)
+    df = prepare_trials(as_trials(trials, [*asked, reward]), infra, reward)
     by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
     keyed = [(g.key, estimate_group(g, resolve_ks(g, ks), metric, ci, method, resamples, seed, progress)) for g in groups]

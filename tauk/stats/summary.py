@@ -209,7 +209,7 @@ def summarize(
     asked = normalize_by(by)
     check_ci(ci, method, resamples)
     ks = normalize_k(k)
-    raw = as_trials(trials)
+    raw = as_trials(trials, [*asked, reward])
     df = prepare_trials(raw, infra, reward)
     by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)

@@ -175,6 +175,7 @@ def ingest(
                     f.unlink()
             for tmp, final in staged:
                 os.replace(tmp, final)
+            _trim()
             entries[src] = entry
             (report.replaced if old is not None else report.ingested).append(src)
             if old is not None:
@@ -185,21 +186,45 @@ def ingest(
     return report
 
 
-def _existing_keys(root: Path, entries: list[dict[str, Any]]) -> dict[str, str]:
-    """Simulation key -> run id of everything already in the store."""
-    out: dict[str, str] = {}
+class _Keys:
+    """The simulations already in the store: a 64-bit hash of each simulation key and its run (compact: a million
+    simulations take about 16 MB, so an ingest's memory does not grow with the store)."""
+
+    def __init__(self) -> None:
+        self._parts: list[pl.DataFrame] = []
+
+    def add(self, keys: pl.Series, run_id: str) -> None:
+        self._parts.append(pl.DataFrame({"h": keys.hash(seed=0), "run": pl.Series([run_id] * len(keys),
+                                                                                   dtype=pl.Categorical)}))  # fmt: skip
+        if len(self._parts) > 64:
+            self._parts = [pl.concat(self._parts, rechunk=True)]
+
+    def drop_run(self, run_id: str) -> None:
+        self._parts = [p.filter(pl.col("run") != run_id) for p in self._parts]
+
+    def owners(self, keys: pl.Series, run_id: str) -> pl.DataFrame:
+        """``key, run`` of the keys already held by another run."""
+        if not self._parts:
+            return pl.DataFrame(schema={"key": pl.String, "run": pl.String})
+        have = pl.concat(self._parts)
+        asked = pl.DataFrame({"key": keys, "h": keys.hash(seed=0)})
+        hit = asked.join(have, on="h", how="inner").filter(pl.col("run").cast(pl.String) != run_id)
+        return hit.select("key", run=pl.col("run").cast(pl.String))
+
+
+def _existing_keys(root: Path, entries: list[dict[str, Any]]) -> _Keys:
+    """The keys of every simulation already in the store."""
+    out = _Keys()
     for e in entries:
         files = [root / f for f in e["files"].get("trials", [])]
-        if not files:
-            continue
-        t = pl.read_parquet(files, columns=["simulation_id", "format", "agent", "domain", "task_id", "trial"])
-        for k in _sim_keys(t).to_list():
-            out[k] = e["run_id"]
+        if files:
+            t = pl.read_parquet(files, columns=["simulation_id", "format", "agent", "domain", "task_id", "trial"])
+            out.add(_sim_keys(t), e["run_id"])
     return out
 
 
 def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: str | None, ident: dict[str, Any],
-                strict: bool, report: IngestReport, existing: dict[str, str], per_part: int,
+                strict: bool, report: IngestReport, existing: _Keys, per_part: int,
                 staged: list[tuple[Path, Path]]) -> dict[str, Any]:  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
@@ -213,7 +238,8 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
                                                                            "expected_actions")}  # fmt: skip
     trials = frames["trials"]
     keys = _sim_keys(trials)
-    dup = [(k, existing[k]) for k in keys.to_list() if k in existing and existing[k] != rid]
+    owners = existing.owners(keys, rid)
+    dup = list(owners.iter_rows())
     drop: set[str] = set()
     if dup:
         others = sorted({r for _, r in dup})
@@ -230,10 +256,9 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
         files[name] = [_write(frames[name], root / name / f"run={key}", "part-00000.parquet", staged)]
     counts = {name: frames[name].height for name in ("runs", "tasks", "expected_actions")}
     counts.update(trials=0, messages=0, tool_calls=0)
-    # one part per batch of whole simulations, in file order (the trials frame's order): only one batch of
-    # message bodies is ever decoded at a time
-    batches = res.message_batches(per_part) if trials.height else iter(())
-    for part, (_, messages, calls) in enumerate(batches):
+    # one part per ``per_part`` whole simulations, in file order (the trials frame's order); message bodies are
+    # decoded a smaller batch at a time (their Python objects are the costly part) and framed at once
+    for part, (messages, calls) in enumerate(_parts(res, trials.height, per_part)):
         chunk = trials.slice(part * per_part, per_part)
         if drop:
             chunk = chunk.filter(~pl.col("simulation_id").is_in(list(drop)))
@@ -248,8 +273,8 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
         files["trials"].append(_write(empty, root / "trials" / f"run={key}", "part-00000.parquet", staged))
         for name, frame in (("messages", res.messages.head(0)), ("tool_calls", res.tool_calls.head(0))):
             files[name].append(_write(frame, root / name / f"run={key}", "part-00000.parquet", staged))
-    for k in _sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop))) if drop else trials).to_list():
-        existing[k] = rid
+    existing.drop_run(rid)  # a changed source replaces its own keys
+    existing.add(_sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop))) if drop else trials), rid)
     return {
         "source": src,
         **ident,
@@ -262,6 +287,30 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
         "files": files,
         "sizes": {str(final.relative_to(root)): tmp.stat().st_size for tmp, final in staged},
     }
+
+
+DECODE_BATCH = 1000
+"""Simulations whose message bodies are decoded at a time during an ingest (bounds the Python objects alive)."""
+
+
+def _parts(res: Any, n_sims: int, per_part: int) -> Any:
+    """``(messages, tool_calls)`` frames of ``per_part`` whole simulations at a time (the last part may be shorter)."""
+    if n_sims == 0:
+        return
+    batch = min(DECODE_BATCH, per_part)
+    while per_part % batch:  # parts must hold exactly per_part simulations (they line up with the trials slices)
+        batch -= 1
+    per = max(1, per_part // batch)
+    msgs: list[pl.DataFrame] = []
+    calls: list[pl.DataFrame] = []
+    for _, m, c in res.message_batches(batch):
+        msgs.append(m)
+        calls.append(c)
+        if len(msgs) == per:
+            yield pl.concat(msgs), pl.concat(calls)
+            msgs, calls = [], []
+    if msgs:
+        yield pl.concat(msgs), pl.concat(calls)
 
 
 def _sweep(root: Path, manifest: dict[str, Any]) -> None:
@@ -277,3 +326,16 @@ def _sweep(root: Path, manifest: dict[str, Any]) -> None:
         for d in sorted(folder.glob("run=*")):
             if d.is_dir() and not any(d.iterdir()):
                 shutil.rmtree(d, ignore_errors=True)
+
+
+def _trim() -> None:
+    """Give the memory freed by the last source back to the system (the C allocator keeps freed pages otherwise,
+    and a long ingest would look as if it grew with the number of files)."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
