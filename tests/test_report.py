@@ -7,9 +7,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import SAMPLE_DATA
 
 import tauk
+from conftest import SAMPLE_DATA
 from tauk.cli import main
 from tauk.report import DEFAULT_RESAMPLES, write_report
 from tauk.stats import compare_all, summarize

@@ -10,10 +10,10 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
-from conftest import SAMPLE_DATA
 from test_stats_core import make_trials
 
 import tauk
+from conftest import SAMPLE_DATA
 from tauk import conventions, scoring, stats
 from tauk.errors import TaukError
 

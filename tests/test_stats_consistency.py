@@ -20,9 +20,9 @@ from fractions import Fraction
 import numpy as np
 import polars as pl
 import pytest
-from conftest import ROOT, SAMPLE_DATA
 
 import tauk
+from conftest import ROOT, SAMPLE_DATA
 from tauk.cli import main
 from tauk.stats import consistency, pass_hat_k
 from tauk.stats.consistency import (

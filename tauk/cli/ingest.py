@@ -11,7 +11,6 @@ from typing import Any
 
 from tauk.errors import LoadWarning
 
-
 ALLOCATOR = "dirty_decay_ms:0,muzzy_decay_ms:0"
 """Polars' allocator (jemalloc) set to return freed memory at once: an ingest frees a part's frames after writing
 them, and with the default decay its resident memory grew with every file (measured: 2.5x the largest source
