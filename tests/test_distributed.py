@@ -40,3 +40,30 @@ def test_scoring_and_audit_on_two_workers_equal_one_process(client, store):
     assert a2.totals()["n_checked"] == 600
     part = score_distributed(store, client=client, domain="retail")
     assert part.height == 300 and set(part["domain"]) == {"retail"}
+
+
+def test_task_counts_on_two_workers_give_the_statistics_of_the_trials(client, store):
+    """The reduction: per-part counts summed on the cluster give every pass^k, pass@k, summary and comparison
+    figure of the single process (to the bit, but for the float sums' rounding)."""
+    from tauk.distributed import task_counts_distributed
+
+    counts = task_counts_distributed(store, client=client)
+    res = tauk.open(store)
+    for stat in (tauk.stats.pass_hat_k, tauk.stats.pass_at_k):
+        a = stat(counts, by=("agent", "domain"), seed=3).to_frame()
+        b = stat(res, by=("agent", "domain"), seed=3).to_frame()
+        assert a.equals(b)
+    s1 = tauk.stats.summarize(counts, by="agent", k=[1, 2], seed=3)
+    s2 = tauk.stats.summarize(res, by="agent", k=[1, 2], seed=3)
+    assert s1.pass_hat_k.equals(s2.pass_hat_k)
+    g1, g2 = s1.groups, s2.groups
+    assert g1.drop("avg_reward", "avg_agent_cost").equals(g2.drop("avg_reward", "avg_agent_cost"))
+    for col in ("avg_reward", "avg_agent_cost"):
+        assert (g1[col] - g2[col]).abs().max() < 1e-12
+    c1 = tauk.stats.compare(counts, "atlas-large", "baseline", label="agent", by="domain", seed=3).to_frame()
+    c2 = tauk.stats.compare(res, "atlas-large", "baseline", label="agent", by="domain", seed=3).to_frame()
+    assert c1.equals(c2)
+    with pytest.raises(tauk.TaukError, match="made with infra='drop'"):
+        tauk.stats.pass_hat_k(counts, infra="fail")
+    with pytest.raises(tauk.TaukError, match="not task counts"):
+        tauk.stats.consistency(counts)

@@ -17,6 +17,7 @@ from tauk.table import SummaryTable, latex_escape
 from ._core import as_trials
 from .compare import Comparison, MultipleComparison, compare, compare_all
 from .consistency import ConsistencyResult, consistency
+from .counts import merge_task_counts, task_counts
 from .overall import Overall, overall
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .power import PowerResult, power, power_analysis, tasks_needed
@@ -29,6 +30,8 @@ __all__ = [
     "overall",
     "ConsistencyResult",
     "consistency",
+    "task_counts",
+    "merge_task_counts",
     "MultipleComparison",
     "adjust_pvalues",
     "as_trials",

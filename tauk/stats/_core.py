@@ -164,6 +164,10 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
     """
     if infra not in ("drop", "fail"):
         raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")
+    from .counts import is_task_counts, prepare_counts
+
+    if is_task_counts(trials):  # per-task counts (mergeable) stand in for the trials
+        return prepare_counts(trials, infra, reward)
     if not isinstance(trials, pl.DataFrame):
         raise TaukError(f"expected a Polars trials DataFrame, got {type(trials).__name__}")
     if not isinstance(reward, str):
@@ -259,16 +263,21 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
     df = prepared.with_columns(extra) if extra is not None else prepared
     tkeys = [c for c in TASK_KEY if c not in keys]
     all_keys = keys + tkeys
-    rewarded = pl.col("_kept") & pl.col("reward").is_not_null()
-    binary = pl.col("reward").is_between(-SUCCESS_TOL, SUCCESS_TOL) | pl.col("_success")
-    per_run = df.group_by(all_keys + ([] if "run_id" in all_keys else ["run_id"])).agg(
-        rewarded.sum().cast(pl.Int64).alias("_ne"),
-        (rewarded & ~binary).sum().cast(pl.Int64).alias("_nf"),
-        pl.col("_kept").sum().cast(pl.Int64).alias("_nk"),
-        (pl.col("_success") & pl.col("_kept")).sum().cast(pl.Int64).alias("_c"),
-        pl.col("_den").first().alias("_den"),
-        pl.col("num_trials").min().alias("_nt"),
-    )
+    from .counts import is_task_counts, per_run_counts
+
+    if is_task_counts(df):
+        per_run = per_run_counts(df, all_keys)
+    else:
+        rewarded = pl.col("_kept") & pl.col("reward").is_not_null()
+        binary = pl.col("reward").is_between(-SUCCESS_TOL, SUCCESS_TOL) | pl.col("_success")
+        per_run = df.group_by(all_keys + ([] if "run_id" in all_keys else ["run_id"])).agg(
+            rewarded.sum().cast(pl.Int64).alias("_ne"),
+            (rewarded & ~binary).sum().cast(pl.Int64).alias("_nf"),
+            pl.col("_kept").sum().cast(pl.Int64).alias("_nk"),
+            (pl.col("_success") & pl.col("_kept")).sum().cast(pl.Int64).alias("_c"),
+            pl.col("_den").first().alias("_den"),
+            pl.col("num_trials").min().alias("_nt"),
+        )
     per_run = per_run.with_columns(
         pl.when(pl.col("_den").is_not_null() & (pl.col("_nk") > 0))
         .then(pl.col("_den"))

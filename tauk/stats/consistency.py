@@ -85,6 +85,7 @@ from ._reliability import (
     rerun_variance,
 )
 from ._reliability_groups import _as_trials, _f, _group_stats, _outcomes, _ranking
+from .counts import is_task_counts
 
 __all__ = [
     "ConsistencyResult",
@@ -307,6 +308,8 @@ def consistency(
     if rank_by is not None and rank_by not in by_t:
         rank_by = None
     df = _as_trials(trials)
+    if is_task_counts(df):
+        raise TaukError("consistency needs each trial's outcome (the trials frame or Results), not task counts")
     if reward not in df.columns:
         raise TaukError(f"no reward column {reward!r} in the trials frame")
     if reward != "reward":

@@ -31,6 +31,7 @@ from ._estimate import (
     resolve_ks,
     warn_excluded,
 )
+from .counts import is_task_counts
 
 __all__ = ["Summary", "summarize"]
 
@@ -152,6 +153,11 @@ class Summary:
         return str(self.summary())
 
 
+def _ratio(total: str, count: str) -> pl.Expr:
+    """The mean of a counts frame's ``total`` over ``count`` (null when there is nothing to average)."""
+    return pl.when(pl.col(count).sum() > 0).then(pl.col(total).sum() / pl.col(count).sum()).otherwise(None)
+
+
 def _unique_or_null(col: str) -> pl.Expr:
     return pl.when(pl.col(col).n_unique() == 1).then(pl.col(col).first()).otherwise(None).alias(col)
 
@@ -217,13 +223,22 @@ def summarize(
     gdf = df if by_t else df.with_columns(pl.lit(0).alias("__all__"))
     kept = pl.col("_kept")
     label_cols = [c for c in ("agent", "domain") if c not in by_t]
-    meta = gdf.group_by(list(gkeys)).agg(
-        *[_unique_or_null(c) for c in label_cols],
-        kept.sum().cast(pl.Int64).alias("n_simulations"),
-        pl.col("_infra").sum().cast(pl.Int64).alias("infra_error_count"),
-        pl.col("reward").filter(kept).mean().alias("avg_reward"),
-        pl.col("agent_cost").filter(kept).mean().alias("avg_agent_cost"),
-    )
+    if is_task_counts(gdf):  # the same figures from the counts' sums
+        meta = gdf.group_by(list(gkeys)).agg(
+            *[_unique_or_null(c) for c in label_cols],
+            pl.col("kept").sum().cast(pl.Int64).alias("n_simulations"),
+            pl.col("infra").sum().cast(pl.Int64).alias("infra_error_count"),
+            _ratio("reward_sum", "rewarded").alias("avg_reward"),
+            _ratio("cost_sum", "cost_n").alias("avg_agent_cost"),
+        )
+    else:
+        meta = gdf.group_by(list(gkeys)).agg(
+            *[_unique_or_null(c) for c in label_cols],
+            kept.sum().cast(pl.Int64).alias("n_simulations"),
+            pl.col("_infra").sum().cast(pl.Int64).alias("infra_error_count"),
+            pl.col("reward").filter(kept).mean().alias("avg_reward"),
+            pl.col("agent_cost").filter(kept).mean().alias("avg_agent_cost"),
+        )
     meta_rows = {tuple(r[c] for c in gkeys) if by_t else (): r for r in meta.iter_rows(named=True)}
     keyed = []
     grows: dict[str, list] = {c: [] for c in by_t}
