@@ -162,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from distributed import Client, LocalCluster
 
-    from tauk.distributed import score_distributed
+    from tauk.distributed import score_distributed, task_counts_distributed
+
+    os.environ["TQDM_DISABLE"] = "1"  # no progress bars in the printed figures
 
     t = time.perf_counter()
     one = tauk.score(tauk.open(store))
@@ -172,6 +174,17 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         many = score_distributed(store, client=client)
         t_many = time.perf_counter() - t
+        t = time.perf_counter()
+        counts = task_counts_distributed(store, client=client, by=("agent", "domain"))
+        s_many = tauk.stats.summarize(counts, by=("agent", "domain"), k=[1, 2, 4], method="bca", resamples=1999)
+        t_counts = time.perf_counter() - t
+    t = time.perf_counter()
+    s_one = tauk.stats.summarize(tauk.open(store), by=("agent", "domain"), k=[1, 2, 4], method="bca",
+                                 resamples=1999)  # fmt: skip
+    t_sone = time.perf_counter() - t
+    same_s = s_many.pass_hat_k.equals(s_one.pass_hat_k)
+    print(f"summary through per-task counts on two Dask workers: {t_counts:.1f} s, one process from the store "
+          f"{t_sone:.1f} s; pass^k identical: {same_s} [{check(same_s, 'counts path identical')}]")  # fmt: skip
     same = many.sort("run_id", "simulation_id").equals(one.sort("run_id", "simulation_id"))
     print(f"scoring the store: one process {t_one:.0f} s, two Dask workers {t_many:.0f} s; identical: {same} "
           f"[{check(same, 'distributed numbers identical')}]")  # fmt: skip
