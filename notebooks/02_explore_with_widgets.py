@@ -26,7 +26,7 @@ from IPython.display import HTML, Image, display
 
 # %%
 res = tauk.load(SAMPLE)
-ex = widgets.explorer(res, resamples=2000, seed=0)
+ex = widgets.explorer(res, seed=0)
 ex
 
 # %% [markdown]
@@ -88,7 +88,7 @@ display(Image(ex.figure_png))
 # forest plot.
 
 # %%
-cw = widgets.comparison(res, a="atlas-large", b="atlas-small", resamples=2000, seed=0)
+cw = widgets.comparison(res, a="atlas-large", b="atlas-small", seed=0)
 cw
 
 # %%

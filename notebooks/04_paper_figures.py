@@ -23,7 +23,7 @@ SHARED = Path("../../shared/data")  # real τ²-bench / τ-bench logs, when pres
 OUT = Path("figures")
 OUT.mkdir(exist_ok=True)
 res = tauk.load(SAMPLE)
-summary = stats.summarize(res, by=["agent", "domain"], ci=0.95, resamples=2000, seed=0)
+summary = stats.summarize(res, by=["agent", "domain"], ci=0.95, seed=0)
 written = []
 
 def keep(fig, name):
@@ -48,7 +48,7 @@ keep(plot.domain_estimates(summary, k=1), "domain_estimates_k1")
 # ## Paired comparisons (Holm-adjusted)
 
 # %%
-mc = stats.compare_all(res, k=1, by="domain", resamples=2000, seed=0)
+mc = stats.compare_all(res, k=1, by="domain", seed=0)
 keep(plot.forest(mc), "forest")
 
 # %% [markdown]
@@ -92,7 +92,7 @@ board = SHARED / "leaderboard"
 runs = [SHARED / "tau2" / f"v0.1_gpt-4.1_{d}-test_1trial.json" for d in ("airline", "retail", "telecom")]
 if board.exists() and all(p.exists() for p in runs):
     real = tauk.load([str(p) for p in runs])
-    recomputed = stats.summarize(real, by=["agent", "domain"], ci=0.95, resamples=2000, seed=0)
+    recomputed = stats.summarize(real, by=["agent", "domain"], ci=0.95, seed=0)
     fig = plot.leaderboard(board, recomputed=recomputed, top=10)
     for ext in ("pdf", "png"):
         plot.save(fig, OUT / f"leaderboard.{ext}")
