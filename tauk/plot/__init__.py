@@ -26,29 +26,19 @@ breaks). Figures whose data carry an interval say which (level, method, resample
 caption under the plot.
 """
 
-from ._common import escape_label
-from ._style import (
+from ._colors import (
     AGENT_PALETTE,
     CATEGORY_PALETTE,
-    FIGSIZES,
-    MIN_FONT_SIZE,
     OKABE_ITO,
-    PAPER_RC,
-    PRESETS,
-    RC,
     TOL_MUTED,
-    Preset,
-    TaukFigure,
     agent_color,
     agent_colors,
-    new_figure,
-    preset,
     register_agents,
     reset_agent_colors,
-    save,
-    style,
-    use_style,
 )
+from ._common import escape_label
+from ._figure import TaukFigure, new_figure, save
+from ._presets import FIGSIZES, MIN_FONT_SIZE, PAPER_RC, PRESETS, RC, Preset, preset, style, use_style
 from .compare import forest
 from .cost import cost_vs_pass, pareto_front
 from .failures import failure_breakdown, termination_reasons

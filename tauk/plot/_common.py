@@ -24,7 +24,8 @@ from matplotlib.figure import Figure
 from tauk.errors import TaukError
 from tauk.stats import as_trials
 
-from ._style import MIN_FONT_SIZE, TaukFigure, active_preset, figure_preset, new_figure, style
+from ._figure import TaukFigure, figure_preset, new_figure
+from ._presets import MIN_FONT_SIZE, active_preset, style
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -14,6 +14,7 @@ from matplotlib.ticker import MaxNLocator
 from tauk._compat import keyword_options
 from tauk.errors import TaukError
 
+from ._colors import NEUTRAL
 from ._common import (
     empty_message,
     escape_label,
@@ -26,7 +27,7 @@ from ._common import (
     size_for,
     styled,
 )
-from ._style import NEUTRAL, active_preset
+from ._presets import active_preset
 
 __all__ = ["forest"]
 

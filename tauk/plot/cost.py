@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from tauk._compat import keyword_options
 from tauk.errors import TaukError
 
+from ._colors import NEUTRAL, register_agents
 from ._common import (
     color_key,
     count_range,
@@ -27,7 +28,6 @@ from ._common import (
     size_for,
     styled,
 )
-from ._style import NEUTRAL, register_agents
 from .passk import _MARKERS, domain_sort_key
 
 __all__ = ["cost_vs_pass", "pareto_front", "MIN_SIMULATIONS"]

@@ -15,6 +15,7 @@ from tauk._compat import keyword_options
 from tauk.conventions import COMPONENTS, TERMINATION_REASONS
 from tauk.errors import TaukError
 
+from ._colors import CATEGORY_PALETTE
 from ._common import (
     as_trials_frame,
     empty_message,
@@ -28,7 +29,6 @@ from ._common import (
     styled,
     tick_rotation,
 )
-from ._style import CATEGORY_PALETTE
 
 __all__ = ["failure_breakdown", "termination_reasons", "failure_order", "TERMINATION_ORDER"]
 

@@ -22,6 +22,7 @@ from tauk._compat import keyword_options
 from tauk.conventions import OVERALL_DOMAINS
 from tauk.errors import TaukError
 
+from ._colors import LIGHT, register_agents
 from ._common import (
     color_key,
     empty_message,
@@ -35,7 +36,7 @@ from ._common import (
     plural,
     styled,
 )
-from ._style import LIGHT, active_preset, register_agents
+from ._presets import active_preset
 from .cost import MIN_SIMULATIONS
 from .passk import domain_sort_key
 

@@ -23,8 +23,8 @@ from tauk._compat import keyword_options
 from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 
+from ._colors import NEUTRAL, OKABE_ITO, register_agents
 from ._common import active_preset, empty_message, escape_label, finish, new_panels, size_for, styled
-from ._style import NEUTRAL, OKABE_ITO, register_agents
 
 __all__ = ["noise_floor", "flaky_tasks"]
 

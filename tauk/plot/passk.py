@@ -15,6 +15,7 @@ from tauk._compat import keyword_options
 from tauk.conventions import DOMAIN_ORDER, domain_sort_key
 from tauk.errors import TaukError
 
+from ._colors import register_agents
 from ._common import (
     color_key,
     count_range,
@@ -30,7 +31,6 @@ from ._common import (
     size_for,
     styled,
 )
-from ._style import register_agents
 
 __all__ = ["pass_k_curve", "domain_estimates", "DOMAIN_ORDER"]
 

@@ -25,7 +25,7 @@ from ._common import (
     styled,
     tick_rotation,
 )
-from ._style import active_preset
+from ._presets import active_preset
 from .passk import domain_sort_key
 
 __all__ = ["success_heatmap"]

@@ -1,0 +1,264 @@
+"""One reader per results format, each giving a :class:`~tauk.io.rundata.RunData`: a monolithic τ²-bench file
+(or a custom wrapper holding simulations), the τ²-bench v1.0 directory format and a τ-bench (v1) list.
+
+Errors name the file, the place in it and what was wrong (:class:`tauk.LoadError`). In non-strict mode a problem
+confined to one simulation skips that simulation and is counted in the :class:`tauk.LoadReport`.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tauk.errors import LoadError, LoadReport, LoadWarning
+from tauk.io import structs as S
+from tauk.io.checks import check_duplicates, check_numbers, check_stringified
+from tauk.io.files import DECODE_ERRORS, _raise, file_kind, is_regular, read_bytes
+from tauk.io.rundata import RunData, remember
+from tauk.io.scan import array_elements
+
+__all__ = ["TASKS_FILE_HINT", "decode_each", "read_tau2_dir", "read_tau2_file", "read_taubench"]
+
+
+_LIGHT = S.decoder(S.LightResults)
+_RAW = S.decoder(S.RawResults)
+_SIM = S.decoder(S.LightSimulation)
+_DIR = S.decoder(S.DirectoryResults)
+_TB_LIGHT = S.decoder(list[S.TBLightRecord])
+_TB_RAW = S.decoder(list[msgspec.Raw])
+_TB_REC = S.decoder(S.TBLightRecord)
+_PEEK = S.decoder(S._Peek)
+
+
+def _version(has_index: bool, declared: Any) -> str:
+    if declared is not None:
+        return str(declared)
+    return ">=1.0" if has_index else "<1.0"
+
+
+def decode_each(path: Path, raws: list[Any], dec: msgspec.json.Decoder, prefix: str, what: str,
+                strict: bool, report: LoadReport, starts: list[int] | None = None
+                ) -> tuple[list[Any], list[int]]:  # fmt: skip
+    """Decode items one by one so that an error names its item (``prefix`` + index, and the byte when the items'
+    ``starts`` in the file are known); non-strict skips it."""
+    items, srcs = [], []
+    for i, raw in enumerate(raws):
+        try:
+            items.append(dec.decode(raw))
+            srcs.append(i)
+        except DECODE_ERRORS as exc:
+            err = _raise(path, exc, f"{prefix}[{i}]", raw, starts[i] if starts is not None else None)
+            if strict:
+                raise err from None
+            report.add(str(path), err.location, f"invalid_{what}", f"{err.message}; {what} skipped", skipped=1)
+    return items, srcs
+
+
+def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
+    """A monolithic τ²-bench results file (or a custom wrapper holding simulations)."""
+    spans = None
+    try:
+        top = _LIGHT.decode(data)
+        sims = top.simulations
+        srcs = list(range(len(sims))) if sims is not None else []
+    except (msgspec.ValidationError, RecursionError) as exc:
+        # locate the problem: re-decode with simulations left raw (or, when something is nested too deep for
+        # the decoder, cut the array of simulations into its elements by a structural scan)
+        try:
+            rtop = _RAW.decode(data)
+            raws = rtop.simulations
+        except RecursionError:
+            spans = array_elements(data, key="simulations")
+            rtop, raws = _top_without_simulations(path, data, spans, exc), [memoryview(data)[a:b] for a, b in spans]
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc2:
+            raise _raise(path, exc2, data=data) from None
+        if raws is None:
+            raise _raise(path, exc, data=data) from None
+        starts = [a for a, _ in spans] if spans is not None else None
+        sims, srcs = decode_each(path, raws, _SIM, "$.simulations", "simulation", strict, report, starts)
+        top = rtop
+    except msgspec.DecodeError as exc:
+        raise _raise(path, exc, data=data) from None
+
+    if top.info is None and top.simulations is None:
+        hint = ""
+        if isinstance(top, S.LightResults | S.RawResults) and top.tasks is not None:
+            hint = " (it holds 'tasks': a task-definition file? pass it as tasks= / --tasks)"
+        raise LoadError(str(path), "$", "not a τ²-bench results file: neither 'info' nor 'simulations' present" + hint)
+    if top.simulations is None:
+        raise LoadError(str(path), "$.simulations", "missing required field 'simulations'")
+
+    fmt = "tau2"
+    wrapper: dict[str, Any] = {}
+    if top.info is None:
+        fmt = "tau2-wrapper"
+        wrapper = {"domain": top.domain, "agent": top.agent, "model": top.model}
+        msg = "no 'info' (custom wrapper): agent/domain taken from the wrapper's own keys"
+        if top.tasks is None:
+            msg += "; no 'tasks': reward_basis falls back to the recorded one"
+        report.add(str(path), "$", "wrapper_without_info", msg)
+        warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=4)
+    run = RunData(
+        path=path,
+        format=fmt,
+        format_version=_version(len(bytes(top.simulation_index)) > 0, top.format_version) if fmt == "tau2" else None,
+        timestamp=top.timestamp,
+        info=top.info,
+        tasks=list(top.tasks or []),
+        simulations=list(sims),
+        sim_sources=srcs,
+        wrapper=wrapper,
+        spans=spans,
+    )
+    remember(run, path, data)
+    run.buffer = data
+    if not run.simulations:
+        report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
+    check_numbers(run, strict, report)
+    check_duplicates(run, strict, report)
+    check_stringified(run, strict, report)
+    return run
+
+
+def _top_without_simulations(path: Path, data: Any, spans: list[tuple[int, int]], exc: Exception) -> S.RawResults:
+    """The top level of a file whose simulations must be decoded one by one: decoded with the simulations array
+    cut out (so a too-deep value inside one simulation does not stop the others)."""
+    view = memoryview(data)
+    if not spans:
+        raise _raise(path, exc, data=data)
+    head, tail = bytes(view[: spans[0][0]]), bytes(view[spans[-1][1] :])
+    try:
+        return _RAW.decode(head + tail)
+    except DECODE_ERRORS:
+        raise _raise(path, exc, data=data) from None
+
+
+def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
+    """The v1.0 directory format: ``results.json`` + ``simulations/<id>.json``."""
+    rpath = path / "results.json"
+    data = read_bytes(rpath)
+    try:
+        top = _DIR.decode(data)
+    except DECODE_ERRORS as exc:
+        raise _raise(rpath, exc, data=data) from None
+    sim_dir = path / "simulations"
+    files = sorted(sim_dir.glob("*.json")) if sim_dir.is_dir() else []
+    identity: dict[str, tuple[int, int, str]] = {}
+    probe = RunData(path=path, format="tau2-dir", format_version=None, identity=identity)
+    sims, srcs = [], []
+    for f in files:
+        if not is_regular(f):
+            msg = f"{file_kind(os.stat(f).st_mode) if f.exists() else 'a broken link'}, not a regular file; skipped"
+            report.add(str(f), None, "not_a_regular_file", msg, skipped=1)
+            warnings.warn(f"{f}: {msg}", LoadWarning, stacklevel=4)
+            continue
+        sim_bytes = read_bytes(f)
+        try:
+            sims.append(_SIM.decode(sim_bytes))
+            srcs.append(str(f.relative_to(path)))
+            remember(probe, f, sim_bytes)
+        except DECODE_ERRORS as exc:
+            err = _raise(f, exc, data=sim_bytes)
+            if strict:
+                raise err from None
+            report.add(str(f), err.location, "invalid_simulation", err.message + "; simulation skipped", skipped=1)
+    if top.simulation_index is not None:
+        idx = top.simulation_index
+        if isinstance(idx, dict):
+            ids = {str(k) for k in idx}
+        else:
+            ids = set()
+            for raw in idx:
+                v = msgspec.json.decode(raw)
+                ids.add(str(v.get("id") if isinstance(v, dict) else v))
+        on_disk = {f.stem for f in files if is_regular(f)}
+        if ids != on_disk:
+            missing, extra = sorted(ids - on_disk), sorted(on_disk - ids)
+            msg = (
+                f"simulation_index disagrees with simulations/: {len(missing)} indexed id(s) without a file "
+                f"{missing[:5]}, {len(extra)} file(s) not indexed {extra[:5]}"
+            )
+            if strict:
+                raise LoadError(str(rpath), "$.simulation_index", msg)
+            report.add(str(rpath), "$.simulation_index", "simulation_index_mismatch", msg)
+    run = RunData(
+        path=path,
+        format="tau2-dir",
+        format_version=_version(True, top.format_version),
+        timestamp=top.timestamp,
+        info=top.info,
+        tasks=list(top.tasks or []),
+        simulations=sims,
+        sim_sources=srcs,
+        identity=identity,
+    )
+    if not sims:
+        report.add(str(path), "simulations/", "zero_simulations", "the directory holds no simulation files")
+    check_numbers(run, strict, report)
+    check_duplicates(run, strict, report)
+    return run
+
+
+TASKS_FILE_HINT = ("this is a task-definition file (a list of tasks), not results: pass it as the task definitions "
+                   "to re-grade with (tauk.score(res, tasks=PATH), tauk audit --tasks PATH)")  # fmt: skip
+
+
+def _looks_like_tasks(data: Any) -> bool:
+    """A JSON list whose first element is a task definition (τ²-bench ``id`` + criteria, or τ-bench actions)."""
+    try:
+        raws = _TB_RAW.decode(data)
+        first = msgspec.json.decode(raws[0]) if raws else None
+    except DECODE_ERRORS:
+        return False
+    keys = set(first) if isinstance(first, dict) else set()
+    return bool(keys & {"evaluation_criteria", "user_scenario"}) or ({"actions", "instruction"} <= keys
+                                                                      and "traj" not in keys)  # fmt: skip
+
+
+def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
+    """A τ-bench (v1) list of trajectories."""
+    if _looks_like_tasks(data):
+        raise LoadError(str(path), "$", TASKS_FILE_HINT)
+    spans = None
+    try:
+        recs = _TB_LIGHT.decode(data)
+        srcs = list(range(len(recs)))
+    except (msgspec.ValidationError, RecursionError) as exc:
+        try:
+            raws = _TB_RAW.decode(data)
+        except RecursionError:
+            spans = array_elements(data)
+            if not spans:
+                raise _raise(path, exc, data=data) from None
+            raws = [memoryview(data)[a:b] for a, b in spans]
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc2:
+            raise _raise(path, exc2, data=data) from None
+        starts = [a for a, _ in spans] if spans is not None else None
+        recs, srcs = decode_each(path, raws, _TB_REC, "$", "record", strict, report, starts)
+    except msgspec.DecodeError as exc:
+        raise _raise(path, exc, data=data) from None
+    run = RunData(path=path, format="taubench", format_version=None, tb_records=recs, sim_sources=srcs, spans=spans)
+    remember(run, path, data)
+    run.buffer = data
+    check_numbers(run, strict, report)
+    recs, srcs = run.tb_records, run.sim_sources
+    seen: dict[tuple, int] = {}
+    keep, keep_src = [], []
+    for i, r in enumerate(recs):
+        key = (str(r.task_id), r.trial)
+        if r.trial is not None and key in seen:
+            msg = f"duplicate (task_id, trial) {key} (first at $[{srcs[seen[key]]}])"
+            if strict:
+                raise LoadError(str(path), f"$[{srcs[i]}]", msg)
+            report.add(str(path), f"$[{srcs[i]}]", "duplicate_simulation_id", msg + "; later copy skipped", skipped=1)
+            continue
+        seen[key] = i
+        keep.append(r)
+        keep_src.append(srcs[i])
+    run.tb_records, run.sim_sources = keep, keep_src
+    return run
+

@@ -1,0 +1,70 @@
+"""The decoded content of one results source (:class:`RunData`) and the identity of the bytes it was read from.
+
+Message bodies are decoded after the load, from the file again: :func:`remember` records what was read (size,
+modification time, fingerprint) and :func:`read_again` refuses a file that has changed since.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tauk.errors import LoadError
+from tauk.io import structs as S
+from tauk.io.files import fingerprint, read_bytes
+
+__all__ = ["RunData", "read_again", "remember"]
+
+
+@dataclass
+class RunData:
+    """Decoded content of one results source (monolithic file, directory, wrapper or τ-bench list)."""
+
+    path: Path
+    format: str  # tau2 | tau2-dir | tau2-wrapper | taubench
+    format_version: str | None
+    timestamp: str | None = None
+    info: S.Info | None = None
+    tasks: list[S.Task] = field(default_factory=list)
+    simulations: list[S.LightSimulation] = field(default_factory=list)
+    # positions in the source of each kept simulation (index in list, or file path for the directory format)
+    sim_sources: list[Any] = field(default_factory=list)
+    tb_records: list[S.TBLightRecord] = field(default_factory=list)
+    wrapper: dict[str, Any] = field(default_factory=dict)
+    stringified_tool_calls: bool = False
+    # what was read, file by file: (size, mtime_ns, fingerprint) — message bodies decoded later must come from
+    # the same bytes (see :func:`read_again`)
+    identity: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    # the bytes the light structs point into (their undecoded fields are views of it): released after use
+    buffer: Any = field(default=None, repr=False)
+    # byte spans of the simulations (or τ-bench records) when the file could not be decoded whole
+    spans: list[tuple[int, int]] | None = None
+
+
+def remember(run: RunData, path: Path, data: Any) -> None:
+    """Record the identity of the bytes just read from ``path`` (see :func:`read_again`)."""
+    try:
+        info = os.stat(path)
+        run.identity[str(path)] = (info.st_size, info.st_mtime_ns, fingerprint(data))
+    except OSError:
+        pass
+
+
+def read_again(run: RunData, path: Path) -> bytes | memoryview:
+    """The bytes of ``path`` for decoding message bodies after the load, refused with a :class:`LoadError` when the
+    file is no longer what was loaded (never another run's rows under the old ids)."""
+    want = run.identity.get(str(path))
+    data = read_bytes(path)
+    if want is not None:
+        try:
+            info = os.stat(path)
+            now = (info.st_size, info.st_mtime_ns, fingerprint(data))
+        except OSError:
+            now = None
+        if now != want:
+            raise LoadError(str(path), None, "file changed since it was loaded (size, time or content differ); "
+                                             "load it again to read its messages")  # fmt: skip
+    return data
+
