@@ -161,3 +161,20 @@ def test_cli_audit_table_and_tasks(shared_data, capsys):
     assert rc == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert row["reward_mismatch"] == 0 and row["communicate_mismatch"] == 0
+
+
+def test_audit_decodes_the_messages_once_without_unread_columns(monkeypatch):
+    """Scoring reads a few message columns and the tool calls: one decode of the file, without the provider's
+    raw_data (it once decoded the file twice at the same time, once whole: 2.9× the file's size in memory)."""
+    calls: list[object] = []
+    decode = tauk.Results._decode_messages
+
+    def counting(self, columns=None):
+        calls.append(None if columns is None else tuple(columns))
+        return decode(self, columns)
+
+    monkeypatch.setattr(tauk.Results, "_decode_messages", counting)
+    res = _load(Path(__file__).resolve().parents[1] / "data")
+    assert tauk.audit(res).ok
+    assert len(calls) == 1 and calls[0] is not None and "raw_data" not in calls[0]
+    assert res.tool_calls.height > 0 and len(calls) == 1  # the calls decoded on the way are kept

@@ -70,6 +70,10 @@ class Frames:
 
     @cached_property
     def tool_calls(self) -> pl.DataFrame:
+        """The tool calls; where the results decode them together with the messages, through :attr:`messages` (so
+        that the file is decoded once, without the columns scoring never reads)."""
+        if callable(getattr(self._r, "message_columns", None)) and not isinstance(self._r, Mapping):
+            _ = self.messages
         return self._get("tool_calls")
 
 
@@ -194,6 +198,8 @@ class Prepared:
     def recomputed(self) -> pl.DataFrame:
         """``_sid, _communicate, _action`` for every checkable simulation (1.0/0.0; null = not recomputable)."""
         sims = self._checkable.select("_sid", "_tid", "_calls_known")
+        if self._needs_calls:  # decoded here, once: never by the two threads below at the same time
+            _ = self.src.tool_calls
         # the two checks are independent: COMMUNICATE's Polars work (which releases the GIL) runs in a thread
         # while ACTION parses argument texts in this one
         with ThreadPoolExecutor(max_workers=1) as pool:
