@@ -8,6 +8,7 @@ import html
 import io
 import math
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,7 +103,7 @@ class SummaryTable:
                 max_label: int = 32) -> str:  # fmt: skip
         """Plain text for a terminal: control characters made visible; unless ``wide``, labels longer than
         ``max_label`` shortened in the middle and a table wider than ``width`` split into blocks of columns (the
-        key columns repeated in each)."""
+        key columns repeated in each) and notes wrapped at ``width``."""
         cols = [terminal_safe(c) for c in self.columns]
         cells = [[terminal_safe(c) for c in row] for row in self._cells(digits)]
         if not wide:
@@ -122,7 +123,9 @@ class SummaryTable:
             for row in cells:
                 out.append("  ".join(row[i].ljust(widths[i]) if left[i] else row[i].rjust(widths[i])
                                      for i in block).rstrip())  # fmt: skip
-        out += [f"* {terminal_safe(n)}" for n in self.notes]
+        for n in self.notes:  # wrapped at the same width, continuation lines indented under the text
+            note = f"* {terminal_safe(n)}"
+            out += [note] if wide else textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False)
         return "\n".join(out)
 
     def _blocks(self, widths: list[int], width: int) -> list[list[int]]:
