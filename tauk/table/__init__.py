@@ -1,7 +1,7 @@
 """The one table renderer of tauk: every result's ``summary()`` is a :class:`SummaryTable`.
 
 One table, every target, each with its own escaping: terminal text that fits 100 columns (control characters
-made visible, long labels shortened, wide tables split into blocks), GitHub Markdown (``|``, ``<``, ``[``, CR/LF and
+made visible, long labels shortened, wide tables split into blocks, notes wrapped), GitHub Markdown (``|``, ``<``, ``[``, CR/LF and
 the other markup characters escaped), CSV and a Polars frame (numbers as numbers, an interval as three columns
 ``x``, ``x_ci_low``, ``x_ci_high``), HTML (escaped) and LaTeX (specials escaped; a ``table`` float with a
 ``\\label`` that fits ``\\columnwidth``; needs ``\\usepackage{booktabs,array,graphicx}`` — all in a stock TeX Live).

@@ -125,7 +125,8 @@ class SummaryTable:
                                      for i in block).rstrip())  # fmt: skip
         for n in self.notes:  # wrapped at the same width, continuation lines indented under the text
             note = f"* {terminal_safe(n)}"
-            out += [note] if wide else textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False)
+            out += [note] if wide else textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False,
+                                                          break_long_words=False)
         return "\n".join(out)
 
     def _blocks(self, widths: list[int], width: int) -> list[list[int]]:
