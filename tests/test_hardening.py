@@ -341,3 +341,56 @@ def test_unknown_component_costs_only_its_tasks(tmp_path):
     rest = scored.filter(pl.col("task_id") != tid)
     assert rest["score_reward"].null_count() == 0
     assert res.report.counts().get("unknown_component") == hit.height
+
+
+# ---- out of memory -------------------------------------------------------------------------------------------
+UNDER_A_LIMIT = r"""
+import contextlib, io, resource, sys
+import tauk.cli
+from tauk.cli import main
+with contextlib.redirect_stdout(io.StringIO()):  # every lazy import and thread pool in place first
+    main(["summary", sys.argv[2]])
+def vm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+room = int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_AS, (vm() + room, resource.RLIM_INFINITY))
+sys.exit(main(["summary", sys.argv[1]]))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc to read the address space")
+def test_a_file_too_big_for_the_address_space_is_refused_in_one_line(tmp_path):
+    """Past an address-space limit the native decoders abort the process (SIGABRT, no Python error); the decode
+    is refused before it starts instead: one line, exit status 2."""
+    import subprocess
+    import sys
+
+    from tauk.synth import write_corpus
+
+    big = tmp_path / "big.json"
+    write_corpus(big, n_simulations=400, payload_bytes=1000, seed=0)
+    size = big.stat().st_size
+    assert size > 2 << 20  # memory-mapped, checked
+    out = subprocess.run([sys.executable, "-c", UNDER_A_LIMIT, str(big), str(A), str(size)],
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 2, out.stderr[-2000:]
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.stderr
+    assert lines[0].startswith(f"tauk: error: {big}: not enough memory to decode this file")
+    assert "MB of address space needed" in lines[0] and "tauk ingest" in lines[0]
+
+
+def test_a_file_bigger_than_the_memory_left_is_refused(tmp_path, monkeypatch):
+    from tauk.io import files
+
+    big = tmp_path / "big.json"
+    big.write_bytes(A.read_bytes() + b" " * (2 << 20))  # trailing blanks: valid JSON, over the mmap threshold
+    assert tauk.load(big, progress=False).trials.height == tauk.load(A, progress=False).trials.height
+    kb = {"MemAvailable": 1024, "SwapFree": 0, "VmSize": 0}
+    monkeypatch.setattr(files, "_proc_kb", lambda path, key: kb[key])
+    with pytest.raises(LoadError, match=r"MB of memory needed, 1 MB left\); free memory, or ingest"):
+        tauk.load(big, progress=False)
+    monkeypatch.setenv("TAUK_MEMORY_CHECK", "0")  # the user's word
+    assert tauk.load(big, progress=False).trials.height > 0

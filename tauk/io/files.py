@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import hashlib
 import mmap
 import os
@@ -30,6 +31,9 @@ __all__ = [
     "fingerprint",
     "first_invalid_utf8",
     "is_regular",
+    "ADDRESS_FACTOR",
+    "DECODE_FACTOR",
+    "memory_shortfall",
     "memory_message",
     "read_bytes",
 ]
@@ -147,11 +151,16 @@ def read_bytes(path: Path) -> bytes | memoryview:
             if info.st_size < (1 << 20):
                 data: Any = f.read()
             else:
+                short = memory_shortfall(info.st_size)
+                if short is not None:
+                    raise LoadError(str(path), None, memory_message(path, short))
                 data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except OSError as exc:
-        raise LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}") from None
     except MemoryError:
         raise LoadError(str(path), None, memory_message(path)) from None
+    except OSError as exc:
+        if exc.errno == errno.ENOMEM:  # mmap (or read) refused for want of memory or address space
+            raise LoadError(str(path), None, memory_message(path)) from None
+        raise LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}") from None
     if len(data) >= 3 and data[:3] == BOM:
         return memoryview(data)[3:]
     return data
@@ -167,12 +176,61 @@ def release(data: Any) -> None:
             target.madvise(mmap.MADV_DONTNEED)
 
 
-def memory_message(path: Path) -> str:
+DECODE_FACTOR = 1.5
+"""Memory a decode needs above what is in use, as a multiple of the file's size (measured by
+``benchmarks/bench_load.py``: 1.35× for the trials, 1.41–1.55× for the audit and the messages)."""
+
+ADDRESS_FACTOR = 2.0
+"""Address space a decode reserves above what is in use, as a multiple of the file's size: more than it touches
+(thread stacks, allocator arenas; measured 2.4× for a 1.5 GB file, whose decode needs a 4.1 GB address space)."""
+
+
+def memory_shortfall(size: int) -> tuple[str, int, int] | None:
+    """``(what, needed, left)`` in bytes when decoding a file of ``size`` bytes cannot fit under a hard limit this
+    process knows of — the address-space limit (``RLIMIT_AS``, against the address space in use) or the memory the
+    system has left (``MemAvailable`` + ``SwapFree``) — else None (also when ``TAUK_MEMORY_CHECK=0``).
+
+    Past such a limit the native decoders abort the process (no Python error can be raised), so a decode that
+    cannot fit is refused before it starts, with :func:`memory_message`.
+    """
+    if os.environ.get("TAUK_MEMORY_CHECK", "1").strip() == "0":
+        return None
     try:
-        size = f"{os.stat(path).st_size / 1e6:,.0f} MB"
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            left = soft - _proc_kb("/proc/self/status", "VmSize") * 1024
+            if left < ADDRESS_FACTOR * size:
+                return "address space", int(ADDRESS_FACTOR * size), left
+    except (ImportError, OSError, ValueError, TypeError):
+        pass
+    try:
+        left = (_proc_kb("/proc/meminfo", "MemAvailable") + _proc_kb("/proc/meminfo", "SwapFree")) * 1024
+        if left < DECODE_FACTOR * size:
+            return "memory", int(DECODE_FACTOR * size), left
+    except (OSError, ValueError, TypeError):
+        pass
+    return None
+
+
+def _proc_kb(path: str, key: str) -> int:
+    with open(path, encoding="ascii") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise ValueError(f"{key} not in {path}")
+
+
+def memory_message(path: Path, short: tuple[str, int, int] | None = None) -> str:
+    try:
+        what = f"{os.stat(path).st_size / 1e6:,.0f} MB"
     except OSError:
-        size = "size unknown"
-    return (f"not enough memory to decode this file ({size}); free memory, or ingest it once into a columnar "
+        what = "size unknown"
+    if short is not None:
+        kind, needed, left = short
+        what += f"; about {needed / 1e6:,.0f} MB of {kind} needed, {max(left, 0) / 1e6:,.0f} MB left"
+    return (f"not enough memory to decode this file ({what}); free memory, or ingest it once into a columnar "
             "store (tauk ingest) and open that")  # fmt: skip
 
 
