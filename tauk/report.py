@@ -233,7 +233,7 @@ def write_report(
 
 
 def _failure_maker(results: Any, infra: str, figsize: Any = None) -> Callable[[], Any] | None:
-    if not hasattr(results, "messages"):
+    if not hasattr(type(results), "messages"):  # asked of the class: the property would decode every message
         return None
 
     def make() -> Any:

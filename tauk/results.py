@@ -12,7 +12,8 @@ from pathlib import Path
 import polars as pl
 
 from tauk.errors import LoadReport, LoadWarning, TaukError
-from tauk.io.frames import build_messages, build_runs, build_tasks, build_trials, run_agent
+from tauk.io.columns import MESSAGES_SCHEMA, TOOL_CALLS_SCHEMA
+from tauk.io.frames import build_runs, build_tasks, build_trials, run_agent
 from tauk.io.frames.messages import iter_messages
 from tauk.io.load import Inputs, read_inputs
 from tauk.io.read import RunData, bounded_nesting, release
@@ -130,10 +131,13 @@ class Results:
         messages, calls = [], []
         with bounded_nesting():
             for _, m, c in iter_messages(self._runs, self._run_ids, self.report, strict=self._strict,
-                                         progress=len(self._runs) > 8):  # fmt: skip
-                messages.append(m if columns is None else m.select(columns))
+                                         progress=len(self._runs) > 8, columns=columns):  # fmt: skip
+                messages.append(m)
                 calls.append(c)
-        found = self.report.issues[seen:]
+        # a second decode (another selection of columns) finds the same problems: each is reported once
+        found = [i for i in self.report.issues[seen:] if i not in self.report.issues[:seen]]
+        del self.report.issues[seen:]
+        self.report.issues.extend(found)
         if found:
             warnings.warn(
                 f"messages skipped: {len(found)} simulation(s), first {found[0]} (see Results.report)",
@@ -141,8 +145,8 @@ class Results:
                 stacklevel=4,
             )
         if not messages:
-            empty = build_messages([], [], self.report)
-            return (empty[0] if columns is None else empty[0].select(columns)), empty[1]
+            schema = MESSAGES_SCHEMA if columns is None else {c: MESSAGES_SCHEMA[c] for c in columns}
+            return pl.DataFrame(schema=schema), pl.DataFrame(schema=TOOL_CALLS_SCHEMA)
         return pl.concat(messages, rechunk=False), pl.concat(calls, rechunk=False)
 
     @cached_property
@@ -172,12 +176,16 @@ class Results:
     def message_columns(self, columns: Sequence[str]) -> pl.DataFrame:
         """The ``messages`` frame with only ``columns``: without decoding it whole first when it is not built yet
         (scoring reads a few columns of every message; the provider's ``raw_data`` is most of a file's bytes and
-        never needed there). The tool calls decoded on the way are kept for :attr:`tool_calls`."""
+        never needed there). Each selection is decoded once and kept, as are the tool calls decoded on the way
+        (for :attr:`tool_calls`)."""
         if "_messages_pair" in self.__dict__:
             return self.messages.select(columns)
-        messages, calls = self._decode_messages(list(columns))
-        self.__dict__["_calls"] = calls
-        return messages
+        kept = self.__dict__.setdefault("_message_selections", {})
+        key = tuple(columns)
+        if key not in kept:
+            kept[key], calls = self._decode_messages(list(columns))
+            self.__dict__.setdefault("_calls", calls)
+        return kept[key]
 
     # -- conveniences ---------------------------------------------------------------------------------------
     @property

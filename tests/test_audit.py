@@ -178,3 +178,5 @@ def test_audit_decodes_the_messages_once_without_unread_columns(monkeypatch):
     assert tauk.audit(res).ok
     assert len(calls) == 1 and calls[0] is not None and "raw_data" not in calls[0]
     assert res.tool_calls.height > 0 and len(calls) == 1  # the calls decoded on the way are kept
+    tauk.score(res), tauk.audit(res)
+    assert len(calls) == 1  # and so is the selection: scoring again decodes nothing

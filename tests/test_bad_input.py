@@ -102,6 +102,12 @@ def test_unreadable_messages_raise_when_strict_else_warn_and_count(tmp_path, mul
     assert lenient.report.counts() == {"invalid_messages": 1}
     kept = set(msgs["simulation_id"].unique())
     assert str(doc["simulations"][2]["id"]) not in kept and str(doc["simulations"][1]["id"]) in kept
+    # scoring decodes a selection of columns, `messages` all of them: the problem is reported once
+    again = tauk.load(p, strict=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tauk.audit(again), tauk.score(again), again.messages
+    assert again.report.counts() == {"invalid_messages": 1}
 
 
 def test_same_results_twice(tmp_path, shared_data, multi):

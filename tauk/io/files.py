@@ -135,9 +135,11 @@ def is_regular(path: Path) -> bool:
 BOM = b"\xef\xbb\xbf"
 
 
-def read_bytes(path: Path) -> bytes | memoryview:
+def read_bytes(path: Path, *, decode: bool = True) -> bytes | memoryview:
     """The bytes of a regular file (a UTF-8 byte-order mark skipped); large files are memory-mapped (no copy, pages
-    shared with the OS cache). FIFOs, devices and sockets are refused with a :class:`LoadError`, never opened."""
+    shared with the OS cache). FIFOs, devices and sockets are refused with a :class:`LoadError`, never opened.
+    ``decode``: the bytes are about to be decoded, so a large file that cannot fit is refused first
+    (:func:`memory_shortfall`); False for reads that only hash or compare them."""
     try:
         info = os.stat(path)
         kind = file_kind(info.st_mode)
@@ -151,7 +153,7 @@ def read_bytes(path: Path) -> bytes | memoryview:
             if info.st_size < (1 << 20):
                 data: Any = f.read()
             else:
-                short = memory_shortfall(info.st_size)
+                short = memory_shortfall(info.st_size) if decode else None
                 if short is not None:
                     raise LoadError(str(path), None, memory_message(path, short))
                 data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)

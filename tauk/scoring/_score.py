@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -20,7 +21,7 @@ from tauk._compat import keyword_options
 from tauk.conventions import COMPONENTS, NORMAL_ENDINGS, SUCCESS_TOL
 from tauk.errors import EvaluationError, LoadWarning
 from tauk.scoring._evaluation import COLUMN, ENV, EVALUATED, EVALUATION_TYPES, IGNORE_BASIS_ALWAYS
-from tauk.scoring._prepare import Prepared, norm_basis
+from tauk.scoring._prepare import Prepared, norm_basis, resolve_tasks
 from tauk.scoring._tasks import DEFAULT_BASIS
 
 __all__ = ["COMPONENTS", "EVALUATION_TYPES", "RegradeWarning", "score"]
@@ -327,6 +328,8 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
 def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | None, tasks: Any,
                  strict: bool | None = None) -> pl.DataFrame:  # fmt: skip
     """Score a store part by part (whole simulations each: one part's messages in memory at a time)."""
+    if isinstance(tasks, str | Path):  # a tasks file: read once, not once per part
+        tasks = resolve_tasks(tasks)
     parts = results.partitions()
     n = results.n_partitions() if callable(getattr(results, "n_partitions", None)) else None
     if n is not None and n > 8:

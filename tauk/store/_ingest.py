@@ -17,6 +17,7 @@ from tauk.io.load import Inputs, find_sources
 from tauk.io.read import fingerprint, read_bytes
 
 from ._layout import FRAMES, lock, read_manifest, run_key, write_manifest
+from ._results import frame_schema
 
 __all__ = ["ingest", "IngestReport", "SIMULATIONS_PER_PART"]
 
@@ -52,7 +53,7 @@ def _identity(path: Path) -> dict[str, Any]:
         info = os.stat(f)
         size += info.st_size
         mtime = max(mtime, info.st_mtime_ns)
-        digests.append(fingerprint(read_bytes(f)))
+        digests.append(fingerprint(read_bytes(f, decode=False)))
     return {"size": size, "mtime_ns": mtime, "hash": digests[0] if len(digests) == 1 else fingerprint("".join(digests).encode())}
 
 
@@ -271,7 +272,8 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
     if not files["trials"]:
         empty = trials.head(0)
         files["trials"].append(_write(empty, root / "trials" / f"run={key}", "part-00000.parquet", staged))
-        for name, frame in (("messages", res.messages.head(0)), ("tool_calls", res.tool_calls.head(0))):
+        for name in ("messages", "tool_calls"):  # the contracts' schemas: nothing to decode
+            frame = pl.DataFrame(schema=frame_schema(name))
             files[name].append(_write(frame, root / name / f"run={key}", "part-00000.parquet", staged))
     existing.drop_run(rid)  # a changed source replaces its own keys
     existing.add(_sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop))) if drop else trials), rid)

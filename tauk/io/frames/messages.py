@@ -30,10 +30,8 @@ from tauk.io.read import _TB_RAW, DECODE_ERRORS, RunData, error_location, parse_
 
 __all__ = ["BATCH", "build_messages", "iter_messages"]
 
-_FULL = S.decoder(S.FullResults)
 _FULL_RAW = S.decoder(S.FullRawResults)
 _FULL_SIM = S.decoder(S.FullSimulation)
-_TB_FULL = S.decoder(list[S.TBFullRecord])
 _TB_FULL_REC = S.decoder(S.TBFullRecord)
 
 
@@ -52,10 +50,11 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
     if run.format == "tau2-dir":
         for sim, src in zip(run.simulations, run.sim_sources):
             f = run.path / src
+            data = read_again(run, f)
             try:
-                yield str(sim.id), _FULL_SIM.decode(read_again(run, f)).messages
+                yield str(sim.id), _FULL_SIM.decode(data).messages
             except DECODE_ERRORS as exc:
-                _unreadable_messages(report, strict, f, "$.messages", exc, read_again(run, f), None)
+                _unreadable_messages(report, strict, f, "$.messages", exc, data, None)
                 yield str(sim.id), None
         return
     data = read_again(run, run.path)
@@ -114,9 +113,12 @@ BATCH = 2000
 
 
 def iter_messages(runs: Sequence[RunData], run_ids: Sequence[str], report: LoadReport, *, strict: bool = True,
-                  batch: int = BATCH, progress: bool = False) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
+                  batch: int = BATCH, progress: bool = False,
+                  columns: Sequence[str] | None = None) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:  # fmt: skip
     """``(run_id, messages, tool_calls)`` frames, ``batch`` simulations at a time, run by run (every batch holds
-    whole simulations, in file order). Memory stays near the file plus one batch of decoded objects.
+    whole simulations, in file order). Memory stays near the file plus one batch of decoded objects. ``columns``:
+    only these columns of ``messages`` (the provider's ``usage`` and ``raw_data``, most of a file's bytes, are then
+    not even copied out of the file unless asked for).
 
     Examples
     --------
@@ -131,19 +133,25 @@ def iter_messages(runs: Sequence[RunData], run_ids: Sequence[str], report: LoadR
     it: Any = zip(runs, run_ids)
     if progress and len(runs) > 1:
         it = tqdm(list(it), desc="messages", unit="file")
+    raw = columns is None or "usage" in columns or "raw_data" in columns
+
+    def frames(cols: list[dict[str, list]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+        messages = to_frame(cols[0], MESSAGES)
+        return (messages if columns is None else messages.select(columns)), to_frame(cols[1], TOOL_CALLS)
+
     for run, rid in it:
         cols = [new_columns(MESSAGES), new_columns(TOOL_CALLS)]
         n = 0
         rows = _taubench_rows(cols, run, rid, report, strict) if run.format == "taubench" else \
-            _tau2_rows(cols, run, rid, report, strict)  # fmt: skip
+            _tau2_rows(cols, run, rid, report, strict, raw)  # fmt: skip
         for _ in rows:
             n += 1
             if n == batch:
-                yield rid, to_frame(cols[0], MESSAGES), to_frame(cols[1], TOOL_CALLS)
+                yield rid, *frames(cols)
                 cols[0], cols[1] = new_columns(MESSAGES), new_columns(TOOL_CALLS)
                 n = 0
         if n:
-            yield rid, to_frame(cols[0], MESSAGES), to_frame(cols[1], TOOL_CALLS)
+            yield rid, *frames(cols)
 
 
 def build_messages(
@@ -187,8 +195,10 @@ def build_messages(
     return messages, calls
 
 
-def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: LoadReport, strict: bool) -> Iterator[None]:
-    """Append one τ²-bench simulation's messages and tool calls to ``cols`` (the current batch), then yield."""
+def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: LoadReport, strict: bool,
+               raw: bool = True) -> Iterator[None]:  # fmt: skip
+    """Append one τ²-bench simulation's messages and tool calls to ``cols`` (the current batch), then yield
+    (``raw=False``: ``usage`` and ``raw_data`` left null)."""
     repair_none = run.stringified_tool_calls
     for sid, messages in _full_simulations(run, report, strict):
         if not messages:
@@ -217,8 +227,8 @@ def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: Load
             message_cols["tool_call_id"].append(msg.id if msg.role == "tool" else None)
             message_cols["requestor"].append(msg.requestor)
             message_cols["is_error"].append(_err(msg.error) if msg.role == "tool" else None)
-            message_cols["usage"].append(raw_text(msg.usage))
-            message_cols["raw_data"].append(raw_text(msg.raw_data))
+            message_cols["usage"].append(raw_text(msg.usage) if raw else None)
+            message_cols["raw_data"].append(raw_text(msg.raw_data) if raw else None)
             for call in calls:
                 res = results.get(call["id"]) if call["id"] is not None else None
                 call_cols["run_id"].append(rid)
