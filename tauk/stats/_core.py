@@ -316,14 +316,6 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
     return out
 
 
-def group_keys_frame(by: tuple[str, ...], keys: list[tuple], schema: pl.Schema | None = None) -> pl.DataFrame:
-    """A frame of the group-key columns (one row per group), keeping the source dtypes when given."""
-    data = {col: [k[i] for k in keys] for i, col in enumerate(by)}
-    if schema is not None:
-        return pl.DataFrame(data, schema={c: schema[c] for c in by})
-    return pl.DataFrame(data)
-
-
 def resolve_by(prepared: pl.DataFrame, by: tuple[str, ...], pool_setups: bool = False,
                also: tuple[str, ...] = ()) -> tuple[str, ...]:  # fmt: skip
     """The grouping actually used: ``by``, plus ``setup`` when a group (of ``by`` + ``also``, e.g. the agent label

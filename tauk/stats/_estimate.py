@@ -21,7 +21,6 @@ from ._intervals import INTERVAL_FIELDS, N_NO_K, group_intervals, interval_notes
 __all__ = [
     "ESTIMATE_FIELDS",
     "LONG_SCHEMA",
-    "ci_note",
     "estimate_group",
     "long_frame",
     "metric_key",
@@ -159,9 +158,6 @@ def metric_key(metric: str) -> str:
     return "pass_hat_k" if metric == "pass^k" else "pass_at_k"
 
 
-def ci_note(ci, method, resamples, seed) -> str:
-    """The first note of :func:`interval_notes` (kept for callers that want the one line)."""
-    return interval_notes(pl.DataFrame(), (), ci, method, resamples, seed)[0]
 
 
 def records_by_k(frame: pl.DataFrame, by: tuple[str, ...], name: str) -> list[dict[str, Any]]:
@@ -199,5 +195,3 @@ def warn_excluded(by: tuple[str, ...], keyed_rows: list[tuple[tuple, list[dict]]
         StatsWarning,
         stacklevel=stacklevel,
     )
-
-

@@ -16,7 +16,7 @@ from ._posterior import _pair_counts, _resample
 ESTIMANDS = ("population", "fixed", "both")
 METRICS = ("pass^k", "pass@k")
 
-__all__ = ["fixed_draws", "ppc_pvalue", "unbiased", "nonparametric", "clopper_pearson"]
+__all__ = ["ppc_pvalue"]
 
 
 def _fixed_draws(a, b, n, c, ks, rng, within="beta") -> np.ndarray:
@@ -190,9 +190,3 @@ def _check_inputs(n, c, ks, metric, estimand, level):
     if not 0.0 < level < 1.0:
         raise TaukError(f"level must be in (0, 1), got {level!r}")
     return n, c, [int(k) for k in ks]
-
-
-fixed_draws = _fixed_draws
-unbiased = _unbiased
-nonparametric = _nonparametric
-clopper_pearson = _clopper_pearson

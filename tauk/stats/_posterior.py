@@ -14,7 +14,7 @@ from scipy import special, stats
 
 from tauk.errors import TaukError
 
-__all__ = ["Prior", "DEFAULT_PRIOR", "beta_moment", "posterior_points", "pair_counts", "weighted_quantile", "resample"]
+__all__ = ["Prior", "DEFAULT_PRIOR", "beta_moment", "posterior_points"]
 
 _LOG_FORM_MAX_N = 512  # above this many trials in a task, the likelihood is summed per (n, c) pair with betaln
 
@@ -236,10 +236,3 @@ def _resample(W: np.ndarray, S: int, rng: np.random.Generator) -> np.ndarray:
     cw[:, -1] = 1.0
     pos = (rng.random((W.shape[0], 1)) + np.arange(S)[None, :]) / S
     return np.stack([np.searchsorted(cw[r], pos[r]) for r in range(W.shape[0])])
-
-
-
-# public names for the sibling modules
-pair_counts = _pair_counts
-weighted_quantile = _wquantile
-resample = _resample

@@ -11,20 +11,8 @@ import polars as pl
 from scipy import special
 
 from tauk.conventions import TASK_KEY
-from tauk.errors import TaukError
 
 from ._reliability import FEW_FLAKY, MIN_FLAKY, beta_binomial_rho, icc_oneway, noise_floor, rerun_variance
-
-
-def _as_trials(data: Any) -> pl.DataFrame:
-    if isinstance(data, pl.DataFrame):
-        return data
-    if isinstance(data, pl.LazyFrame):
-        return data.collect()
-    trials = getattr(data, "trials", None)
-    if isinstance(trials, pl.DataFrame):
-        return trials
-    raise TaukError(f"expected a trials frame or Results, got {type(data).__name__}")
 
 
 def _outcomes(df: pl.DataFrame, by: tuple[str, ...]) -> tuple[pl.DataFrame, list[str], list[str]]:

@@ -71,7 +71,7 @@ from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
-from ._core import normalize_by, prepare_trials, resolve_by
+from ._core import as_trials, normalize_by, prepare_trials, resolve_by
 from ._reliability import (
     ALPHA,
     FEW_FLAKY,
@@ -84,7 +84,7 @@ from ._reliability import (
     noise_floor,
     rerun_variance,
 )
-from ._reliability_groups import _as_trials, _f, _group_stats, _outcomes, _ranking
+from ._reliability_groups import _f, _group_stats, _outcomes, _ranking
 from .counts import is_task_counts
 
 __all__ = [
@@ -307,17 +307,13 @@ def consistency(
         raise TaukError(f"ms must be positive integers, got {ms!r}")
     if rank_by is not None and rank_by not in by_t:
         rank_by = None
-    df = _as_trials(trials)
+    df = as_trials(trials, [*by_t, reward])
     if is_task_counts(df):
         raise TaukError("consistency needs each trial's outcome (the trials frame or Results), not task counts")
-    if reward not in df.columns:
-        raise TaukError(f"no reward column {reward!r} in the trials frame")
-    if reward != "reward":
-        df = df.with_columns(pl.col(reward).alias("reward"))
     for col in by_t:
         if col not in df.columns:
             raise TaukError(f"cannot group by {col!r}: not a column of the trials frame")
-    prepared = prepare_trials(df, infra)
+    prepared = prepare_trials(df, infra, reward)
     by_t = resolve_by(prepared, by_t, pool_setups)  # setups are not repeated trials of one experiment
     outcomes, keys, tkeys = _outcomes(prepared, by_t)
     rows, per_trial, tasks = [], [], []

@@ -25,7 +25,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from tauk._compat import keyword_options
@@ -341,14 +340,19 @@ def per_task(
     150
     """
     ks = normalize_k(k)
-    df = prepare_trials(as_trials(trials), infra, reward)
+    df = prepare_trials(as_trials(trials, [*normalize_by(by), reward]), infra, reward)
     by_t = resolve_by(df, normalize_by(by), pool_setups)
     groups = task_groups(df, by_t)
     if ks is None:
         K = max((len(g.default_ks()) for g in groups), default=0)
         ks = tuple(range(1, K + 1))
-    parts = []
     task_cols = [c for c in ("domain", "task_id") if c not in by_t]
+    schema = {c: df.schema[c] for c in by_t}
+    if "domain" in task_cols:
+        schema["domain"] = pl.String
+    schema.update({"task_id": pl.String, "n": pl.Int64, "c": pl.Int64, "n_trials": pl.Int64})
+    schema.update({f"U_{kk}": pl.Float64 for kk in ks})
+    parts = []
     for g in groups:
         data: dict[str, Any] = {c: [g.key[i]] * g.T for i, c in enumerate(by_t)}
         if "domain" in task_cols:
@@ -358,20 +362,9 @@ def per_task(
         data["c"] = g.c
         data["n_trials"] = g.n_trials
         for kk in ks:
-            u = u_hat(g.n, g.c, kk)
-            data[f"U_{kk}"] = [None if np.isnan(x) else float(x) for x in u]
-        schema = {c: df.schema[c] for c in by_t}
-        if "domain" in task_cols:
-            schema["domain"] = pl.String
-        schema.update({"task_id": pl.String, "n": pl.Int64, "c": pl.Int64, "n_trials": pl.Int64})
-        schema.update({f"U_{kk}": pl.Float64 for kk in ks})
+            data[f"U_{kk}"] = pl.Series(u_hat(g.n, g.c, kk), dtype=pl.Float64).fill_nan(None)
         parts.append(pl.DataFrame(data, schema=schema))
     if not parts:
-        schema = {c: df.schema[c] for c in by_t}
-        if "domain" in task_cols:
-            schema["domain"] = pl.String
-        schema.update({"task_id": pl.String, "n": pl.Int64, "c": pl.Int64, "n_trials": pl.Int64})
-        schema.update({f"U_{kk}": pl.Float64 for kk in ks})
         return pl.DataFrame(schema=schema)
     return pl.concat(parts)
 

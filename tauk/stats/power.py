@@ -47,7 +47,7 @@ from tauk.table import SummaryTable
 from ._core import as_trials, prepare_trials, task_groups
 from ._pairing import pair_tasks
 from .compare import Comparison
-from .sample_size import power_t, variance_from_paired_pilot, variance_from_pilot
+from .sample_size import plan, power_t, variance_from_paired_pilot, variance_from_pilot
 from .sample_size import tasks_needed as _tasks_needed
 
 __all__ = ["PowerResult", "power_analysis", "power", "tasks_needed"]
@@ -255,7 +255,8 @@ def power_analysis(
         if var_d < 0:
             raise TaukError("var_d must be ≥ 0")
         T = tasks_needed(delta, var_d, alpha=alpha, target_power=target_power)
-        frame = _frame([None], [float(var_d)], [T], [None], [power_t(T, delta, float(var_d), alpha=alpha)])
+        frame = pl.DataFrame([{"trials_per_task": None, "var_d": float(var_d), "tasks_needed": T, "trials_needed": None,
+                               "power": power_t(T, delta, float(var_d), alpha=alpha)}], schema=FRAME_SCHEMA)  # fmt: skip
         return PowerResult(float(delta), alpha, target_power, float(var_d), None, None, None, None, None, "var_d", frame)
 
     if isinstance(pilot, Comparison):
@@ -293,11 +294,8 @@ def power_analysis(
         share = between / (between + within) if between + within > 0 else None
     else:  # one agent: the between part is the stated disagreement; one trial: the icc stated (or None)
         share = icc
-    ns = sorted({int(n) for n in trials_per_task})
-    vs = [model.var_d(n) for n in ns]
-    T = [tasks_needed(delta, v, alpha=alpha, target_power=target_power) for v in vs]
-    pw = [power_t(t, delta, v, alpha=alpha) for t, v in zip(T, vs)]
-    frame = _frame(ns, vs, T, [n * t for n, t in zip(ns, T)], pw)
+    rows = plan(delta, model, trials=sorted({int(n) for n in trials_per_task}), alpha=alpha, power=target_power)
+    frame = pl.DataFrame(rows, schema=FRAME_SCHEMA)
     # the headline figure at the pilot's own trials per task follows the same model as the table (with
     # σ²_between clipped at 0 it is the pilot's trial noise, slightly above the observed variance)
     return PowerResult(float(delta), alpha, target_power, model.var_d(mean_n), between, within, share, mean_n,
@@ -305,12 +303,8 @@ def power_analysis(
                        model.var_p)  # fmt: skip
 
 
-def _frame(ns, vs, T, trials, pw) -> pl.DataFrame:
-    return pl.DataFrame(
-        {"trials_per_task": ns, "var_d": vs, "tasks_needed": T, "trials_needed": trials, "power": pw},
-        schema={"trials_per_task": pl.Int64, "var_d": pl.Float64, "tasks_needed": pl.Int64, "trials_needed": pl.Int64,
-                "power": pl.Float64},
-    )
+FRAME_SCHEMA = {"trials_per_task": pl.Int64, "var_d": pl.Float64, "tasks_needed": pl.Int64, "trials_needed": pl.Int64,
+                "power": pl.Float64}  # fmt: skip
 
 
 def power(
