@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from tauk.conventions import CI_METHOD, RESAMPLES, SEED
+from tauk.conventions import CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import LoadWarning, TaukError
 
 CI_METHODS = ("model", "bca", "percentile", "t", "bootstrap-t")
@@ -94,6 +94,10 @@ def add_load_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print no load warnings and no progress bars")
     p.add_argument("--agent", default=None, metavar="NAMES", help="keep only these agents (comma-separated)")
     p.add_argument("--domain", default=None, metavar="NAMES", help="keep only these domains (comma-separated)")
+
+
+def add_infra_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--infra", default=INFRA, choices=["drop", "fail"], help="infrastructure errors: drop or fail")
 
 
 def add_pool_args(p: argparse.ArgumentParser) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from tauk.cli._common import (
     add_ci_args,
     add_format_args,
+    add_infra_arg,
     add_load_args,
     add_pool_args,
     load_inputs,
@@ -113,7 +114,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--adjust", default="holm", choices=["holm", "bh", "none"], help="multiple-comparison control")
     p.add_argument("--test", default="t", choices=list(TEST_LABELS),
                    help="the test of p_value: paired t (calibrated at 20–50 tasks), exact or mid-p sign-flip")  # fmt: skip
-    p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
+    add_infra_arg(p)
     add_format_args(p)
     add_ci_args(p, ci=CI_LEVEL)
     p.set_defaults(func=cmd_compare)

@@ -18,6 +18,7 @@ import polars as pl
 
 from tauk.cli._common import (
     add_format_args,
+    add_infra_arg,
     add_load_args,
     add_pool_args,
     frame_table,
@@ -26,7 +27,7 @@ from tauk.cli._common import (
     split_list,
     write_table,
 )
-from tauk.conventions import CI_LEVEL, INFRA
+from tauk.conventions import CI_LEVEL
 
 
 def flat_frame(frame: pl.DataFrame) -> pl.DataFrame:
@@ -60,7 +61,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_load_args(p)
     add_pool_args(p)
     p.add_argument("--by", default=None, help="comma-separated trial columns to group by (default: agent,domain)")
-    p.add_argument("--infra", default=INFRA, choices=["drop", "fail"], help="infrastructure errors: drop or fail")
+    add_infra_arg(p)
     p.add_argument("--alpha", type=float, default=round(1 - CI_LEVEL, 10), help="significance level")
     p.add_argument("--flaky", type=int, default=0, metavar="N", help="also list up to N flaky tasks per group")
     add_format_args(p)

@@ -7,7 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from tauk.cli._common import add_ci_args, add_load_args, check_out_dir, load_inputs, parse_ks
+from tauk.cli._common import add_ci_args, add_infra_arg, add_load_args, check_out_dir, load_inputs, parse_ks
 from tauk.conventions import CI_LEVEL, CI_METHOD
 from tauk.errors import TaukError
 from tauk.report import DEFAULT_RESAMPLES
@@ -17,11 +17,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from tauk.report import write_report
 
     check_out_dir(args.out)
-    res = load_inputs(args)
     formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
     unknown = sorted(set(formats) - {"pdf", "png", "svg"})
-    if unknown:
+    if unknown:  # before any input is loaded
         raise TaukError(f"--formats: unsupported figure format(s) {unknown}; choose from pdf, png, svg")
+    res = load_inputs(args)
     paths = write_report(res, args.out, ci=args.ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
                          method=args.method, leaderboard=args.leaderboard, formats=formats,
                          ks=parse_ks(args.k), figsize=args.figsize)  # fmt: skip
@@ -49,7 +49,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     add_ci_args(p, ci=CI_LEVEL)
     p.add_argument("--k", default=None, help="the k of pass^k in the tables, e.g. 1,2,4 or 1-4 (default: all)")
-    p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
+    add_infra_arg(p)
     p.add_argument("--leaderboard", metavar="DIR", default=None, help="leaderboard submissions to plot beside")
     p.add_argument("--formats", default="pdf,png", help="figure formats, comma-separated")
     p.add_argument("--figsize", default=None, choices=["single", "double"],

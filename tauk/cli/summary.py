@@ -8,6 +8,7 @@ from typing import Any
 from tauk.cli._common import (
     add_ci_args,
     add_format_args,
+    add_infra_arg,
     add_load_args,
     add_pool_args,
     load_inputs,
@@ -56,7 +57,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_pool_args(p)
     p.add_argument("--by", default=None, help="comma-separated trial columns to group by (default: one row per file)")
     p.add_argument("--k", default=None, help="the k of pass^k, e.g. 1,2,4 or 1-4 (default: 1 … trials per task)")
-    p.add_argument("--infra", default="drop", choices=["drop", "fail"], help="infrastructure errors: drop or fail")
+    add_infra_arg(p)
     add_format_args(p)
     add_ci_args(p, ci=CI_LEVEL)
     p.set_defaults(func=cmd_summary)

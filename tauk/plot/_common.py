@@ -24,12 +24,11 @@ from matplotlib.figure import Figure
 from tauk.errors import TaukError
 from tauk.stats import as_trials
 
-from ._figure import TaukFigure, figure_preset, new_figure
+from ._figure import TaukFigure, figure_preset
 from ._presets import MIN_FONT_SIZE, active_preset, style
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-SUCCESS_TOL = 1e-6
 LABEL_SEP = " · "
 
 
@@ -251,14 +250,6 @@ def interval_note(result: Any, interval: str = "tasks", what: str = "task-bootst
     return f"{ci:.0%} {name} {what} interval{tail}"
 
 
-def figure_and_axes(ax: Axes | None, figsize: Any) -> tuple[Figure, Axes]:
-    """``ax``'s figure and ``ax``, or a new figure (``figsize`` as for :func:`tauk.plot.new_figure`) and its axes."""
-    if ax is not None:
-        return ax.figure, ax  # type: ignore[return-value]
-    fig, ax = new_figure(figsize)
-    return fig, ax
-
-
 def estimates_frame(result: Any) -> tuple[pl.DataFrame, tuple[str, ...], str]:
     """(long frame with group keys, agent/domain labels where known, k, estimate, ci_low, ci_high), group keys, metric
     name, from a :class:`~tauk.stats.Summary` or :class:`~tauk.stats.PassKResult` (or such a long frame)."""
@@ -312,8 +303,9 @@ def metric_label(metric: str, k: int | None = None) -> str:
     return f"{base}k" if k is None else f"{base}{k}"
 
 
-def has_interval(df: pl.DataFrame) -> bool:
-    return "ci_low" in df.columns and df["ci_low"].drop_nulls().len() > 0
+def has_interval(df: pl.DataFrame, column: str = "ci_low") -> bool:
+    """Whether ``df`` has the interval column ``column`` with any value in it."""
+    return column in df.columns and df[column].drop_nulls().len() > 0
 
 
 as_trials_frame = as_trials  # one definition, in the statistics layer
@@ -325,7 +317,8 @@ def require_columns(df: pl.DataFrame, cols: Sequence[str], what: str) -> None:
         raise TaukError(f"{what} needs column(s) {missing}; have {df.columns}")
 
 
-def sorted_labels(values: Sequence[Any]) -> list[Any]:
+def sorted_labels(values: Iterable[Any]) -> list[Any]:
+    """The distinct values, in text order, None last."""
     return sorted(set(values), key=lambda v: (v is None, str(v)))
 
 

@@ -16,6 +16,7 @@ from tauk.errors import TaukError
 
 from ._colors import NEUTRAL
 from ._common import (
+    LABEL_SEP,
     empty_message,
     escape_label,
     finish,
@@ -39,7 +40,7 @@ def _fnum(v: Any) -> float:
 
 
 def _pair_label(r: dict[str, Any], by: tuple[str, ...], width: int, two_lines: bool = False) -> str:
-    grp = " · ".join(escape_label(r[c], width=width) for c in by)
+    grp = LABEL_SEP.join(escape_label(r[c], width=width) for c in by)
     sep = "\n− " if two_lines else " − "
     return (f"[{grp}] " if grp else "") + f"{escape_label(r['a'], width=width)}{sep}{escape_label(r['b'], width=width)}"
 

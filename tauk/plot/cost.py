@@ -28,7 +28,7 @@ from ._common import (
     size_for,
     styled,
 )
-from .passk import _MARKERS, domain_sort_key
+from .passk import _MARKERS, _interval_cols, domain_sort_key
 
 __all__ = ["cost_vs_pass", "pareto_front", "MIN_SIMULATIONS"]
 
@@ -39,6 +39,12 @@ MIN_SIMULATIONS = 20
 """Default ``min_simulations`` of :func:`cost_vs_pass` and :func:`tauk.plot.leaderboard`: a group with fewer kept
 simulations is flagged (hollow / hatched, annotated with its n) and never ranked or put on a Pareto front — one
 simulation that happened to succeed is not a 100 % agent."""
+
+
+def check_min_simulations(value: Any) -> None:
+    """``min_simulations`` must be a whole number ≥ 0 (a :class:`tauk.TaukError` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise TaukError(f"min_simulations must be a whole number ≥ 0, got {value!r}")
 
 
 def pareto_front(cost: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -120,11 +126,8 @@ def cost_vs_pass(summary: Any, *, k: int = 1, ax: Axes | None = None, interval: 
         raise TaukError(f"cost_vs_pass needs a tauk.stats.Summary (it carries avg_agent_cost), got {type(summary).__name__}")
     if zero_cost not in ("unknown", "free"):
         raise TaukError(f"zero_cost must be 'unknown' (a recorded 0.0 is an unpriced model) or 'free', got {zero_cost!r}")
-    if isinstance(min_simulations, bool) or not isinstance(min_simulations, int | np.integer) or min_simulations < 0:
-        raise TaukError(f"min_simulations must be a whole number ≥ 0, got {min_simulations!r}")
-    if interval not in ("tasks", "rerun"):
-        raise TaukError(f"interval must be 'tasks' (new tasks) or 'rerun' (same tasks re-run), got {interval!r}")
-    lo_c, hi_c = ("ci_low", "ci_high") if interval == "tasks" else ("rerun_ci_low", "rerun_ci_high")
+    check_min_simulations(min_simulations)
+    lo_c, hi_c = _interval_cols(interval)
     keys = tuple(summary.by)
     df = summary.long().filter(pl.col("k") == k)
     allrows = [r for r in df.to_dicts() if r.get("estimate") is not None]

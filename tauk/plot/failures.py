@@ -26,6 +26,7 @@ from ._common import (
     note_size,
     require_columns,
     size_for,
+    sorted_labels,
     styled,
     tick_rotation,
 )
@@ -75,8 +76,8 @@ def _failure_styles(cats: list[str]) -> dict[str, tuple[str, str | None]]:
 
 def _stacked(ax: Axes, counts: pl.DataFrame, by: str, cat_col: str, cats: list[str],
              styles: dict[str, tuple[str, str | None]], normalize: bool, totals: dict[Any, int] | None,
-             ylabel: str, legend_title: str) -> None:  # fmt: skip
-    groups = sorted(set(counts[by].to_list()), key=lambda v: (v is None, str(v)))
+             ylabel: str) -> None:  # fmt: skip
+    groups = sorted_labels(counts[by].to_list())
     gi = {g: i for i, g in enumerate(groups)}
     M = np.zeros((len(groups), len(cats)))
     ci = {c: j for j, c in enumerate(cats)}
@@ -177,7 +178,7 @@ def failure_breakdown(scored: Any, *, ax: Axes | None = None, by: str = "agent",
                              schema={by: counts.schema[by], "failure": pl.String, "n": counts.schema["n"]})  # fmt: skip
         counts = pl.concat([counts, extra])
     _stacked(ax, counts, by, "failure", cats, _failure_styles(cats), normalize, totals,
-             "share of failed trials" if normalize else "failed trials", "failing component")  # fmt: skip
+             "share of failed trials" if normalize else "failed trials")  # fmt: skip
     ax.set_title("what sinks the failures (zero reward components)", loc="left")
     handles, labels = _legend_order(ax)
     return finish(fig, ax, foot, handles=handles, labels=labels, title="failing component", caption=caption)
@@ -241,7 +242,7 @@ def termination_reasons(trials: Any, *, ax: Axes | None = None, by: str = "agent
             styles[c] = (extra_palette[n_extra % len(extra_palette)], None)
             n_extra += 1
     _stacked(ax, counts, by, "termination_reason", cats, styles, normalize, None,
-             "share of trials" if normalize else "trials", "termination reason")  # fmt: skip
+             "share of trials" if normalize else "trials")  # fmt: skip
     ax.set_title("how trials ended", loc="left")
     handles, labels = _legend_order(ax)
     return finish(fig, ax, foot, handles=handles, labels=labels, title="termination reason")

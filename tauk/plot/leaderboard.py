@@ -37,7 +37,7 @@ from ._common import (
     styled,
 )
 from ._presets import active_preset
-from .cost import MIN_SIMULATIONS
+from .cost import MIN_SIMULATIONS, check_min_simulations
 from .passk import domain_sort_key
 
 __all__ = ["leaderboard"]
@@ -71,8 +71,7 @@ def _recomputed_rows(recomputed: Any, k: int) -> list[dict[str, Any]]:
 
 
 def _check(min_simulations: Any, too_few: Any) -> None:
-    if isinstance(min_simulations, bool) or not isinstance(min_simulations, int | np.integer) or min_simulations < 0:
-        raise TaukError(f"min_simulations must be a whole number ≥ 0, got {min_simulations!r}")
+    check_min_simulations(min_simulations)
     if too_few not in ("flag", "omit"):
         raise TaukError(f"too_few must be 'flag' (drawn hatched below the ranking) or 'omit', got {too_few!r}")
 

@@ -24,7 +24,16 @@ from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 
 from ._colors import NEUTRAL, OKABE_ITO, register_agents
-from ._common import active_preset, empty_message, escape_label, finish, new_panels, size_for, styled
+from ._common import (
+    LABEL_SEP,
+    active_preset,
+    empty_message,
+    escape_label,
+    finish,
+    new_panels,
+    size_for,
+    styled,
+)
 
 __all__ = ["noise_floor", "flaky_tasks"]
 
@@ -35,7 +44,7 @@ MISSING_COLOR = "#FFFFFF"
 
 
 def _label(values: Sequence[Any], width: int = 30) -> str:
-    return " · ".join(escape_label("—" if v is None else v, width=width) for v in values) if values else "all"
+    return LABEL_SEP.join(escape_label(v, width=width) for v in values) if values else "all"
 
 
 def _result(obj: Any) -> Any:

@@ -24,6 +24,7 @@ from ._common import (
     estimates_frame,
     finish,
     group_label,
+    has_interval,
     interval_note,
     label_width,
     metric_label,
@@ -48,10 +49,6 @@ def _interval_cols(interval: str) -> tuple[str, str]:
 
 def _nan(values: list[Any]) -> np.ndarray:
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
-
-
-def _ci_text(result: Any, interval: str) -> str | None:
-    return interval_note(result, interval)
 
 
 def _tasks_of(rows: list[dict[str, Any]]) -> int | None:
@@ -106,8 +103,8 @@ def pass_k_curve(result: Any, *, ax: Axes | None = None, interval: str = "tasks"
     same_n = len(set(n_of.values())) <= 1
     shown = {lab: escape_label(lab, width=label_width()) + ("" if same_n or n_of[lab] is None else f" (n={n_of[lab]})")
              for lab in groups}  # fmt: skip
-    has_band = band and lo_c in df.columns and df[lo_c].drop_nulls().len() > 0
-    note = _ci_text(result, interval) if has_band else None
+    has_band = band and has_interval(df, lo_c)
+    note = interval_note(result, interval) if has_band else None
     n_text = count_range(n_of.values())
     caption = []
     if note:
@@ -211,8 +208,8 @@ def domain_estimates(result: Any, *, k: int = 1, ax: Axes | None = None, interva
         ckey.setdefault(lab, color_key(r, series_keys))
     labels = sorted(series)
     shown = [escape_label(lab, width=label_width()) for lab in labels]
-    has_ci = lo_c in df.columns and df[lo_c].drop_nulls().len() > 0
-    note = _ci_text(result, interval) if has_ci else None
+    has_ci = has_interval(df, lo_c)
+    note = interval_note(result, interval) if has_ci else None
     n_text = count_range(r.get("n_tasks") for r in rows)
     caption = [f"Bars: {note}." if note else None, f"n = {n_text} per estimate." if n_text else None]
     leg_title = escape_label(" × ".join(series_keys))

@@ -22,6 +22,7 @@ from ._common import (
     new_panels,
     require_columns,
     size_for,
+    sorted_labels,
     styled,
     tick_rotation,
 )
@@ -98,7 +99,7 @@ def success_heatmap(
     multi_domain = "domain" in pt.columns and pt["domain"].n_unique() > 1
     if "domain" not in pt.columns:
         pt = pt.with_columns(pl.lit(None, dtype=pl.String).alias("domain"))
-    agents = sorted({a for a in pt[by].to_list()}, key=lambda v: (v is None, str(v)))
+    agents = sorted_labels(pt[by].to_list())
     tasks = sorted({(d, t) for d, t in zip(pt["domain"], pt["task_id"])}, key=lambda x: (domain_sort_key(x[0]), _natural(x[1])))
     n_t, n_a = len(tasks), len(agents)
     paper = active_preset().paper

@@ -22,8 +22,6 @@ from ._trajectory_html import MAX_CHARS, failure_reasons, render_trajectory
 
 __all__ = ["TrajectoryViewer", "trajectory_viewer", "render_trajectory", "failure_reasons", "NORMAL_ENDINGS"]
 
-"""Termination reasons that are not a premature ending (τ²-bench's gate)."""
-
 
 # ------------------------------------------------------------------------------------------------ widget
 def _task_sort_key(t: Any) -> tuple:
