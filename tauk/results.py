@@ -12,9 +12,10 @@ from pathlib import Path
 import polars as pl
 
 from tauk.errors import LoadReport, LoadWarning, TaukError
-from tauk.io.columns import MESSAGES_SCHEMA, TOOL_CALLS_SCHEMA
+from tauk.io.columns import FRAMES, MESSAGES_SCHEMA, TOOL_CALLS_SCHEMA
 from tauk.io.frames import build_runs, build_tasks, build_trials, run_agent
 from tauk.io.frames.messages import iter_messages
+from tauk.io.frames.runs import runs_where
 from tauk.io.load import Inputs, read_inputs
 from tauk.io.read import RunData, bounded_nesting, release
 
@@ -193,7 +194,7 @@ class Results:
         """The run ids, in load order."""
         return list(self._run_ids)
 
-    FRAMES = ("runs", "trials", "tasks", "expected_actions", "messages", "tool_calls")
+    FRAMES = FRAMES
 
     def filter(self, **columns: str | Sequence[str] | None) -> Results:
         """The runs whose run-level columns (``agent``, ``domain``, ``format``, … — any column of ``runs``) take the
@@ -207,18 +208,7 @@ class Results:
         ['atlas-large_airline.json', 'baseline_airline.json']
         """
         runs = self.runs
-        keep = pl.lit(True)
-        for col, value in columns.items():
-            if value is None:
-                continue
-            if col not in runs.columns:
-                raise TaukError(f"cannot filter on {col!r}: not a column of runs ({', '.join(runs.columns)})")
-            values = [value] if isinstance(value, str) else list(value)
-            present = set(runs[col].drop_nulls().cast(pl.String).to_list())
-            missing = [v for v in values if str(v) not in present]
-            if missing:
-                raise TaukError(f"{col} {missing} not found; have {sorted(present)}")
-            keep = keep & pl.col(col).cast(pl.String).is_in([str(v) for v in values])
+        keep = runs_where(runs, columns, require_present=True)
         idx = runs.with_row_index("_i").filter(keep)["_i"].to_list()
         out = Results([self._runs[i] for i in idx], [self._run_ids[i] for i in idx],
                       [self._agents[i] for i in idx], self.report, strict=self._strict)  # fmt: skip

@@ -22,6 +22,7 @@ import polars as pl
 
 __all__ = [
     "CONTRACTS",
+    "FRAMES",
     "EXPECTED_ACTIONS",
     "EXPECTED_ACTIONS_SCHEMA",
     "LIST_STR",
@@ -209,6 +210,9 @@ CONTRACTS: dict[str, tuple[Column, ...]] = {
     "expected_actions": EXPECTED_ACTIONS,
 }  # fmt: skip
 """Frame name → its columns, in order."""
+
+FRAMES = ("runs", "trials", "tasks", "expected_actions", "messages", "tool_calls")
+"""The frames of a results set (:class:`tauk.Results`, a store), in the order they are listed."""
 
 
 def schema(columns: tuple[Column, ...]) -> dict[str, pl.DataType]:

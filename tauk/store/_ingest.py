@@ -158,8 +158,8 @@ def ingest(
             from tqdm.auto import tqdm
 
             it = tqdm(todo, desc="ingesting", unit="file")
-        entries = {e["source"]: e for e in manifest["sources"]}
-        existing = _existing_keys(root, [e for e in manifest["sources"]])
+        entries = by_source  # updated source by source below, the manifest's new list
+        existing = _existing_keys(root, manifest["sources"])
         for label, path, src, rid, ident, old in it:
             staged: list[tuple[Path, Path]] = []
             try:
@@ -178,9 +178,9 @@ def ingest(
                 os.replace(tmp, final)
             _trim()
             entries[src] = entry
-            (report.replaced if old is not None else report.ingested).append(src)
+            report.ingested.append(src)
             if old is not None:
-                report.ingested.append(src)
+                report.replaced.append(src)
             manifest["sources"] = sorted(entries.values(), key=lambda e: e["run_id"])
             write_manifest(root, manifest)  # commit this source
         _sweep(root, manifest)
@@ -262,9 +262,8 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
     for part, (messages, calls) in enumerate(_parts(res, trials.height, per_part)):
         chunk = trials.slice(part * per_part, per_part)
         if drop:
-            chunk = chunk.filter(~pl.col("simulation_id").is_in(list(drop)))
-            messages = messages.filter(~pl.col("simulation_id").is_in(list(drop)))
-            calls = calls.filter(~pl.col("simulation_id").is_in(list(drop)))
+            kept = ~pl.col("simulation_id").is_in(list(drop))
+            chunk, messages, calls = chunk.filter(kept), messages.filter(kept), calls.filter(kept)
         for name, frame in (("trials", chunk), ("messages", messages.with_columns(run_id=lit)),
                             ("tool_calls", calls.with_columns(run_id=lit))):  # fmt: skip
             files[name].append(_write(frame, root / name / f"run={key}", f"part-{part:05d}.parquet", staged))

@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from tauk.errors import TaukError
+from tauk.io.columns import FRAMES  # re-exported for the store's modules
 
 __all__ = ["FORMAT", "FRAMES", "StoreError", "manifest_path", "read_manifest", "write_manifest", "lock", "run_key"]
 
 FORMAT = 1
 """The version of the store layout; a store written under another version is refused by name."""
-
-FRAMES = ("runs", "trials", "tasks", "expected_actions", "messages", "tool_calls")
 
 
 class StoreError(TaukError):

@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from tauk.errors import LoadReport, TaukError
+from tauk.io.frames.runs import runs_where
 
 from ._layout import FRAMES, StoreError, read_manifest
 
@@ -120,14 +121,7 @@ class StoreResults:
         """The runs whose run-level columns (``agent``, ``domain``, ``setup``, … — any column of ``runs``) take
         the given value(s); only their partitions are read afterwards."""
         runs = self.runs
-        keep = pl.lit(True)
-        for col, value in columns.items():
-            if value is None:
-                continue
-            if col not in runs.columns:
-                raise TaukError(f"cannot filter on {col!r}: not a column of runs ({', '.join(runs.columns)})")
-            values = [value] if isinstance(value, str) else list(value)
-            keep = keep & pl.col(col).cast(pl.String).is_in([str(v) for v in values])
+        keep = runs_where(runs, columns, require_present=False)
         ids = set(runs.filter(keep)["run_id"].to_list())
         entries = [e for e in self._entries if e["run_id"] in ids]
         return StoreResults(self.root, entries, self.report, {**self._filters, **{k: v for k, v in columns.items()

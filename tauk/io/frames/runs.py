@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
 from tauk.conventions import COMPONENTS, DEFAULT_REWARD_BASIS, DOMAIN_ORDER, INFRA_REASON
+from tauk.errors import TaukError
 from tauk.io.columns import RUNS
 from tauk.io.frames._build import new_columns, to_frame, to_int
 from tauk.io.read import RunData
 
-__all__ = ["build_runs", "run_agent", "run_domain", "run_setup"]
+__all__ = ["build_runs", "run_agent", "run_domain", "run_setup", "runs_where"]
 
 
 def run_agent(run: RunData, override: str | None) -> str | None:
@@ -169,3 +171,29 @@ def build_runs(runs: Sequence[RunData], run_ids: Sequence[str], agents: Sequence
             run_cols["n_tasks"].append(len(run.tasks))
             run_cols["n_infra_errors"].append(sum(1 for s in run.simulations if s.termination_reason == INFRA_REASON))
     return to_frame(run_cols, RUNS)
+
+
+def runs_where(runs: pl.DataFrame, columns: dict[str, Any], *, require_present: bool) -> pl.Expr:
+    """The condition keeping the runs whose ``columns`` (run-level columns → a value or values; None: any) match,
+    compared as text. ``require_present``: a value no run has is a :class:`tauk.TaukError` (naming what there is).
+
+    Examples
+    --------
+    >>> runs = pl.DataFrame({"agent": ["a", "b"], "domain": ["x", "x"]})
+    >>> runs.filter(runs_where(runs, {"agent": ["a"], "domain": None}, require_present=True))["agent"].to_list()
+    ['a']
+    """
+    keep = pl.lit(True)
+    for col, value in columns.items():
+        if value is None:
+            continue
+        if col not in runs.columns:
+            raise TaukError(f"cannot filter on {col!r}: not a column of runs ({', '.join(runs.columns)})")
+        values = [value] if isinstance(value, str) else list(value)
+        if require_present:
+            present = set(runs[col].drop_nulls().cast(pl.String).to_list())
+            missing = [v for v in values if str(v) not in present]
+            if missing:
+                raise TaukError(f"{col} {missing} not found; have {sorted(present)}")
+        keep = keep & pl.col(col).cast(pl.String).is_in([str(v) for v in values])
+    return keep
