@@ -156,6 +156,14 @@ def u_hat_at(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     return 1.0 - u_hat(n, n - np.asarray(c, dtype=np.int64), k)
 
 
+def reward_flags() -> tuple[pl.Expr, pl.Expr]:
+    """``(rewarded, fractional)`` of a prepared trial: kept with a reward, and kept with a reward that is neither a
+    success nor 0 — the one rule by which the trials and the task counts both count evaluated trials."""
+    rewarded = pl.col("_kept") & pl.col("reward").is_not_null()
+    binary = pl.col("reward").is_between(-SUCCESS_TOL, SUCCESS_TOL) | pl.col("_success")
+    return rewarded, rewarded & ~binary
+
+
 def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> pl.DataFrame:
     """Add ``_infra``, ``_success`` and ``_den`` (the τ-bench per-run N, else null); apply the infra convention.
 
@@ -268,11 +276,10 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
     if is_task_counts(df):
         per_run = per_run_counts(df, all_keys)
     else:
-        rewarded = pl.col("_kept") & pl.col("reward").is_not_null()
-        binary = pl.col("reward").is_between(-SUCCESS_TOL, SUCCESS_TOL) | pl.col("_success")
+        rewarded, fractional = reward_flags()
         per_run = df.group_by(all_keys + ([] if "run_id" in all_keys else ["run_id"])).agg(
             rewarded.sum().cast(pl.Int64).alias("_ne"),
-            (rewarded & ~binary).sum().cast(pl.Int64).alias("_nf"),
+            fractional.sum().cast(pl.Int64).alias("_nf"),
             pl.col("_kept").sum().cast(pl.Int64).alias("_nk"),
             (pl.col("_success") & pl.col("_kept")).sum().cast(pl.Int64).alias("_c"),
             pl.col("_den").first().alias("_den"),

@@ -90,6 +90,14 @@ def unanimous_interval(U: np.ndarray, lo: np.ndarray, hi: np.ndarray, level: flo
     return lo, hi
 
 
+def task_interval(method: str, U: np.ndarray, level: float, resamples: int, seed: Any,
+                  progress: Any = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The task-resampling (or t) interval of each column of per-task values ``U`` as tauk reports it: clipped to
+    [0, 1], Clopper–Pearson over tasks where every task is at 0 or every task at 1 (:func:`unanimous_interval`)."""
+    lo, hi = interval(method, U, level, resamples, seed, progress)
+    return unanimous_interval(U, np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0), level)
+
+
 def _unanimous(U: np.ndarray) -> np.ndarray:
     """Per column: at least 2 defined tasks, all at 1 or all at 0."""
     out = np.zeros(U.shape[1], dtype=bool)
@@ -157,10 +165,8 @@ def group_intervals(
             r["rerun_interval_method"] = label if r["rerun_ci_low"] is not None else N_NO_K
             r["model_check_p"], r["model_check_passed"] = p, passed
         return out
-    lo, hi = interval(method, U, ci, resamples, seed, progress)
-    lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+    lo, hi = task_interval(method, U, ci, resamples, seed, progress)
     unanimous = _unanimous(U)
-    lo, hi = unanimous_interval(U, lo, hi, ci)
     z = special.ndtri(0.5 + ci / 2.0)
     zero = [j for j in range(K) if se_rerun[j] == 0.0]
     fix = _model(g, [ks[j] for j in zero], metric, ci, resamples, seed, "fixed") if zero else None

@@ -131,8 +131,7 @@ def _unbiased(n, c, k, metric):
 
 def _nonparametric(n, c, ks, metric, level, method, resamples, seed):
     """The existing task-bootstrap (or t) interval as tauk reports it, one group at a time: (R, K) each."""
-    from ._bootstrap import interval
-    from .passk import unanimous_interval
+    from ._intervals import task_interval
 
     R = n.shape[0]
     lo = np.full((R, len(ks)), np.nan)
@@ -150,9 +149,7 @@ def _nonparametric(n, c, ks, metric, level, method, resamples, seed):
             U[:, j] = u if metric == "pass^k" else 1.0 - u
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            lo_r, hi_r = interval(method, U, level, resamples, seed)
-        lo_r, hi_r = unanimous_interval(U, np.clip(lo_r, 0.0, 1.0), np.clip(hi_r, 0.0, 1.0), level)
-        lo[r], hi[r] = lo_r, hi_r
+            lo[r], hi[r] = task_interval(method, U, level, resamples, seed)
     return lo, hi
 
 

@@ -27,10 +27,10 @@ from typing import Any
 
 import polars as pl
 
-from tauk.conventions import INFRA, SUCCESS_TOL, TASK_KEY
+from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 
-from ._core import as_trials, normalize_by, prepare_trials
+from ._core import as_trials, normalize_by, prepare_trials, reward_flags
 
 __all__ = ["task_counts", "merge_task_counts", "is_task_counts", "COUNT_COLUMNS", "LABEL_COLUMNS"]
 
@@ -87,8 +87,7 @@ def task_counts(data: Any, *, by: str | Sequence[str] | None = None, infra: str 
         if c not in df.columns:
             raise TaukError(f"cannot keep {c!r}: not a column of the trials frame")
     kept = pl.col("_kept")
-    rewarded = kept & pl.col("reward").is_not_null()
-    binary = pl.col("reward").is_between(-SUCCESS_TOL, SUCCESS_TOL) | pl.col("_success")
+    rewarded, fractional = reward_flags()
     cost = kept & pl.col("agent_cost").is_not_null()
     return (
         df.group_by([*LABEL_COLUMNS, *extra], maintain_order=True)
@@ -97,7 +96,7 @@ def task_counts(data: Any, *, by: str | Sequence[str] | None = None, infra: str 
             kept.sum().cast(pl.Int64).alias("kept"),
             (pl.col("_success") & kept).sum().cast(pl.Int64).alias("successes"),
             rewarded.sum().cast(pl.Int64).alias("rewarded"),
-            (rewarded & ~binary).sum().cast(pl.Int64).alias("fractional"),
+            fractional.sum().cast(pl.Int64).alias("fractional"),
             pl.col("_infra").sum().cast(pl.Int64).alias("infra"),
             pl.col("reward").filter(rewarded).sum().alias("reward_sum"),
             pl.col("agent_cost").filter(cost).sum().alias("cost_sum"),
