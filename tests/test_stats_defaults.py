@@ -252,3 +252,16 @@ def test_taubench_denominators_and_default_ks():
     c = [sum((t + j) % 3 == 0 for j in range(4 if t else 2)) for t in range(6)]
     assert f["estimate"][0] == pytest.approx(np.mean(c) / 4)  # task 0: 1 success of N = 4, not of its 2 trials
     assert (f["ci_low"] < f["ci_high"]).all() and set(f["interval_method"]) == {"model"}
+
+
+def test_notes_say_where_the_rerun_interval_rests_on_the_beta_shape():
+    """k > n/2 for some task (se_rerun null): the re-run variance is not identified and the notes say so; with every
+    n_t ≥ 2k they do not."""
+    rng = np.random.default_rng(3)
+    frame = trials_frame(rng.binomial(4, rng.beta(2, 2, 20)), 4)
+    notes = " ".join(tauk.stats.pass_hat_k(frame, k=[1, 2, 3, 4]).summary().notes)
+    assert "rerun_ci at k = 3, 4 (2 (group, k) cell(s)" in notes and "Beta shape" in notes
+    notes = " ".join(tauk.stats.pass_hat_k(frame, k=[1, 2]).summary().notes)
+    assert "Beta shape" not in notes
+    bca = " ".join(tauk.stats.pass_hat_k(frame, k=[4], method="bca", resamples=199).summary().notes)
+    assert "Beta shape" not in bca  # the note is the model's: bca reports no re-run interval there

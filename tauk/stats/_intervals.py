@@ -242,6 +242,13 @@ def interval_notes(frame, by: tuple[str, ...], ci: float | None, method: str, re
         nb = int(by_group["binomial"].sum())
         if nb:
             notes.append(f"{nb} group(s) with one trial per task: Clopper–Pearson on the successes over the tasks")
+        shape = frame.filter(pl.col("se_rerun").is_null() & pl.col("rerun_ci_low").is_not_null()
+                             & ~pl.col("rerun_interval_method").is_in([M_BINOMIAL]))  # fmt: skip
+        if shape.height:
+            ks = ", ".join(str(k) for k in sorted(set(shape["k"].to_list())))
+            notes.append(f"rerun_ci at k = {ks} ({shape.height} (group, k) cell(s) with a task of fewer than 2k trials, "
+                         "se_rerun null): the trials cannot identify a re-run's variance there, so that interval rests "
+                         "on the population's Beta shape")  # fmt: skip
     else:
         nu = int(by_group["unanimous"].sum())
         if nu:
