@@ -255,8 +255,8 @@ def test_taubench_denominators_and_default_ks():
 
 
 def test_notes_say_where_the_rerun_interval_rests_on_the_beta_shape():
-    """k > n/2 for some task (se_rerun null): the re-run variance is not identified and the notes say so; with every
-    n_t ≥ 2k they do not."""
+    """k > n/2 for some task (se_rerun null): only a lower bound of the re-run variance is identified and the notes
+    say so; with every n_t ≥ 2k they do not."""
     rng = np.random.default_rng(3)
     frame = trials_frame(rng.binomial(4, rng.beta(2, 2, 20)), 4)
     notes = " ".join(tauk.stats.pass_hat_k(frame, k=[1, 2, 3, 4]).summary().notes)

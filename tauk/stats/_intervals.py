@@ -247,8 +247,8 @@ def interval_notes(frame, by: tuple[str, ...], ci: float | None, method: str, re
         if shape.height:
             ks = ", ".join(str(k) for k in sorted(set(shape["k"].to_list())))
             notes.append(f"rerun_ci at k = {ks} ({shape.height} (group, k) cell(s) with a task of fewer than 2k trials, "
-                         "se_rerun null): the trials cannot identify a re-run's variance there, so that interval rests "
-                         "on the population's Beta shape")  # fmt: skip
+                         "se_rerun null): the trials identify only a lower bound of a re-run's variance there, so that "
+                         "interval rests more on the population's Beta shape (floored by that bound)")  # fmt: skip
     else:
         nu = int(by_group["unanimous"].sum())
         if nu:

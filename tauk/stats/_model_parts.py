@@ -129,51 +129,6 @@ def _unbiased(n, c, k, metric):
     return (est if metric == "pass^k" else 1.0 - est), Tk
 
 
-def _rerun_variance(n, c, k, metric):
-    """Design-based variance of mean_t Û_k over a re-run of the same tasks (tasks with n_t ≥ k), per group.
-
-    Var(Û | p) = E[Û² | p] − p^{2k}: Û² is unbiased for the first term and C(c, m)/C(n, m), m = min(2k, n), for
-    p^m ≥ p^{2k}; so Σ_t (Û_t² − C(c_t, m)/C(n_t, m)) / T_k² is unbiased for the variance where n_t ≥ 2k and for a
-    lower bound of it where k ≤ n_t < 2k (0 at n_t = k: there the data say nothing about it). pass@k: the same on
-    the failure counts (1 − Û has Û's variance).
-    """
-    m = (n >= k) & (n > 0)
-    x = c if metric == "pass^k" else n - c
-    nn = np.where(m, n, k)
-    top = np.minimum(2 * k, nn)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        u = np.where(m, special.comb(x, k) / special.comb(nn, k), 0.0)
-        w = np.where(m, special.comb(x, top) / special.comb(nn, top), 0.0)
-        Tk = m.sum(1)
-        return np.where(Tk > 0, np.maximum(u * u - w, 0.0).sum(1) / np.maximum(Tk, 1) ** 2, np.nan)
-
-
-def _variance_floor(lo, hi, estimate, n, c, ks, metric, level):
-    """Widen (lo, hi) about the unbiased estimate until its half-widths, read as z·sd, reach the design-based sd.
-
-    The posterior spread of the fixed-task estimand rests on the population's shape; the design-based variance
-    (:func:`_rerun_variance`) does not, where the data identify it — the "sandwich" variance that stays right when
-    the model is wrong. The interval is never narrower than that: each side is scaled by the same factor, keeping
-    the model's skew. It is a floor, not a replacement, because V̂ is noisy at T = 10 (often 0 when every task is
-    at 0 or n), where the model's spread is the better of the two. Returns new (lo, hi), never narrower.
-    """
-    z = special.ndtri((1.0 + level) / 2.0)
-    lo, hi = lo.copy(), hi.copy()
-    for j, k in enumerate(ks):
-        sd = np.sqrt(_rerun_variance(n, c, int(k), metric))
-        e = estimate[:, j]
-        dl, dh = np.maximum(e - lo[:, j], 0.0), np.maximum(hi[:, j] - e, 0.0)
-        sd_model = (dl + dh) / (2.0 * z)
-        ok = np.isfinite(sd) & np.isfinite(e) & np.isfinite(lo[:, j]) & (sd > sd_model)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f = np.where(sd_model > 0, sd / sd_model, np.inf)
-            new_lo = np.where(sd_model > 0, e - f * dl, e - z * sd)
-            new_hi = np.where(sd_model > 0, e + f * dh, e + z * sd)
-        lo[:, j] = np.where(ok, np.clip(np.minimum(lo[:, j], new_lo), 0.0, 1.0), lo[:, j])
-        hi[:, j] = np.where(ok, np.clip(np.maximum(hi[:, j], new_hi), 0.0, 1.0), hi[:, j])
-    return lo, hi
-
-
 def _nonparametric(n, c, ks, metric, level, method, resamples, seed):
     """The existing task-bootstrap (or t) interval as tauk reports it, one group at a time: (R, K) each."""
     from ._intervals import task_interval
