@@ -388,3 +388,31 @@ def test_calibration_cell_fixed_tasks_two_point_population(T, n):
     old, new = coverage(variance_floor=False), coverage()
     assert old < 0.935, f"without the floor {old:.3f}"
     assert 0.94 <= new <= 0.98, f"with the floor {new:.3f}"
+
+
+def test_variance_floor_keeps_the_skew_and_is_capped():
+    """The width reaches 2·z·sd with both sides scaled by one factor (the model's skew kept); V̂ never exceeds
+    θ̂(1 − θ̂)/T, so where Û is mostly 0 or 1 (k near n) the signed coefficients' noise cannot blow it up."""
+    from tauk.stats._rerun_floor import rerun_variance, variance_floor, variance_minorant
+
+    n, c = np.full((1, 4), 8), np.array([[2, 6, 2, 6]])
+    half = special.ndtri(0.975) * np.sqrt(rerun_variance(n, c, 1, "pass^k"))[0]
+    lo, hi = variance_floor(np.array([[0.45]]), np.array([[0.6]]), np.array([[0.5]]), n, c, [1], "pass^k", 0.95)
+    assert hi[0, 0] - lo[0, 0] == pytest.approx(2 * half)
+    assert (hi[0, 0] - 0.5) / (0.5 - lo[0, 0]) == pytest.approx(0.1 / 0.05)
+    # pass@8, every task solved 7 of 8 times: the estimate is 1, a re-run cannot move it much
+    n, c = np.full((1, 10), 8), np.full((1, 10), 7)
+    plain = M.model_interval_batch(n, c, [8], metric="pass@k", estimand="fixed", variance_floor=False, seed=1)
+    floored = M.model_interval_batch(n, c, [8], metric="pass@k", estimand="fixed", seed=1)
+    np.testing.assert_allclose([floored.lo, floored.hi], [plain.lo, plain.hi])
+    rng = np.random.default_rng(8)
+    n = np.full((200, 10), 16)
+    c = rng.binomial(16, rng.beta(2, 2, (200, 10)))
+    for k in (9, 12, 16):
+        u = special.comb(c, k) / special.comb(16, k)
+        theta = u.mean(1)
+        assert np.all(rerun_variance(n, c, k, "pass^k") <= theta * (1 - theta) / 10 + 1e-15)
+    b = variance_minorant(4, 4)
+    with pytest.raises(ValueError):
+        b[0] = 1.0  # the cached coefficients are read-only
+    assert np.all(variance_minorant(20, 12) >= 0)  # above n = 16 the simple p^n bound (never negative)

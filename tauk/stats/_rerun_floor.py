@@ -7,12 +7,18 @@ coefficients), so Σ_t b_{c_t} / T² estimates Σ_t P(p_t) / T² without bias, w
 P ≤ v on [0, 1] that is a lower bound of the variance of mean_t Û over a re-run of the same tasks:
 
 * n ≥ 2k: P = v itself (b_c = Û_c² − C(c, 2k)/C(n, 2k)), the unbiased variance;
-* k ≤ n < 2k: v has degree 2k > n and no unbiased estimate exists; P is the polynomial of degree ≤ n below v on
-  [0, 1] with the largest average over p (a linear programme in the n + 1 coefficients, solved once per (n, k) on a
-  2,001-point grid) — e.g. n = k = 4: b = (−0.059, 0.181, −0.443, 0.689, 0).
+* k ≤ n < 2k, n ≤ 16: v has degree 2k > n and no unbiased estimate exists; P is the polynomial of degree ≤ n below
+  v on [0, 1] with the largest average over p (a linear programme in the n + 1 coefficients, solved once per
+  (n, k) on a 2,001-point grid, ~50 ms) — e.g. n = k = 4: b = (−0.059, 0.181, −0.443, 0.689, 0);
+* k ≤ n < 2k, n > 16: the simpler P = E[Û² | p] − p^n (p^n ≥ p^{2k}; b_c = Û_c² − [c = n], never negative) — the
+  programme's coefficients grow and stop being unique there (|b| up to 19 at n = k = 32).
 
-The interval is then widened about the unbiased estimate until its half-widths reach z·√V̂ (both sides by one
-factor, keeping the model's skew), never narrowed: V̂ is noisy at T = 10, where the model's spread is the better one.
+Signed coefficients make V̂ noisy where the true variance is small (a k near n, where Û is mostly 0), so V̂ is
+capped at θ̂(1 − θ̂)/T, θ̂ the unbiased estimate: no [0, 1]-valued per-task estimate with mean θ can have a larger
+variance of its average. The interval is then widened about the estimate until its width reaches 2·z·√V̂, both
+sides scaled by one factor so that the model's skew is kept (measured against extending each side to z·√V̂ on its
+own: same mean width, but 6 cells below 94 % instead of 0 — the misses follow the model's long side), clipped to
+[0, 1]; it is never narrowed — V̂ is noisy at T = 10, where the model's spread is the better one.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from scipy import optimize, special, stats
 __all__: list[str] = []
 
 _GRID = np.linspace(0.0, 1.0, 2001)
+_LP_MAX_N = 16  # above: the p^n bound (the programme's coefficients grow and stop being unique)
 
 
 @lru_cache(maxsize=512)
@@ -33,21 +40,25 @@ def variance_minorant(n: int, k: int) -> np.ndarray:
 
     >>> variance_minorant(4, 2).round(4).tolist()  # n ≥ 2k: Û² − C(c, 4)/C(4, 4)
     [0.0, 0.0, 0.0278, 0.25, 0.0]
-    >>> variance_minorant(4, 4).round(3).tolist()
-    [-0.059, 0.181, -0.443, 0.689, -0.0]
+    >>> (variance_minorant(4, 4).round(3) + 0.0).tolist()
+    [-0.059, 0.181, -0.443, 0.689, 0.0]
     """
     cs = np.arange(n + 1)
     u = special.comb(cs, k) / special.comb(n, k)
-    if n >= 2 * k:
-        return u * u - special.comb(cs, 2 * k) / special.comb(n, 2 * k)
-    basis = stats.binom.pmf(cs[None, :], n, _GRID[:, None])
-    v = basis @ (u * u) - _GRID ** (2 * k)
-    res = optimize.linprog(-np.ones(n + 1), A_ub=basis, b_ub=v, bounds=[(None, None)] * (n + 1), method="highs")
-    return res.x if res.success else np.zeros(n + 1)
+    b = u * u - special.comb(cs, min(2 * k, n)) / special.comb(n, min(2 * k, n))  # n < 2k: the p^n bound
+    if k <= n < 2 * k and n <= _LP_MAX_N:
+        basis = stats.binom.pmf(cs[None, :], n, _GRID[:, None])
+        v = basis @ (u * u) - _GRID ** (2 * k)
+        res = optimize.linprog(-np.ones(n + 1), A_ub=basis, b_ub=v, bounds=[(None, None)] * (n + 1), method="highs")
+        if res.success:  # otherwise the p^n bound stays (it is feasible for the programme)
+            b = res.x + 0.0
+    b.setflags(write=False)
+    return b
 
 
 def rerun_variance(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> np.ndarray:
-    """V̂ per group (rows of ``n``, ``c``; tasks with n_t ≥ k): Σ_t b_{c_t}(n_t, k) / T_k², clipped at 0.
+    """V̂ per group (rows of ``n``, ``c``; tasks with n_t ≥ k): Σ_t b_{c_t}(n_t, k) / T_k², clipped to
+    [0, θ̂(1 − θ̂)/T_k].
 
     Unbiased for a re-run's variance of mean_t Û_k where every n_t ≥ 2k, for a lower bound of it otherwise.
     pass@k: the same on the failure counts (1 − Û has Û's variance).
@@ -60,11 +71,16 @@ def rerun_variance(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> np.ndar
         terms[at] = variance_minorant(int(size), int(k))[x[at]]
     Tk = m.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(Tk > 0, np.maximum(terms.sum(1), 0.0) / np.maximum(Tk, 1) ** 2, np.nan)
+        u = np.where(m, special.comb(x, k) / special.comb(np.where(m, n, k), k), 0.0)
+        theta = u.sum(1) / np.maximum(Tk, 1)
+        cap = theta * (1.0 - theta) / np.maximum(Tk, 1)  # the largest variance a [0, 1] average with mean θ can have
+        return np.where(Tk > 0, np.minimum(np.maximum(terms.sum(1), 0.0) / np.maximum(Tk, 1) ** 2, cap), np.nan)
 
 
 def variance_floor(lo, hi, estimate, n, c, ks, metric, level):
-    """(lo, hi) widened about ``estimate`` until the half-widths, read as z·sd, reach √:func:`rerun_variance`."""
+    """(lo, hi) widened about ``estimate`` until its width reaches 2·z·√:func:`rerun_variance`, each side scaled by
+    the same factor (the model's skew is kept: with the estimate at one end, all the width goes to the other side),
+    clipped to [0, 1]; never narrowed."""
     z = special.ndtri((1.0 + level) / 2.0)
     lo, hi = lo.copy(), hi.copy()
     for j, k in enumerate(ks):
@@ -72,7 +88,7 @@ def variance_floor(lo, hi, estimate, n, c, ks, metric, level):
         e = estimate[:, j]
         dl, dh = np.maximum(e - lo[:, j], 0.0), np.maximum(hi[:, j] - e, 0.0)
         sd_model = (dl + dh) / (2.0 * z)
-        ok = np.isfinite(sd) & np.isfinite(e) & np.isfinite(lo[:, j]) & (sd > sd_model)
+        ok = np.isfinite(sd) & np.isfinite(e) & np.isfinite(lo[:, j]) & np.isfinite(hi[:, j]) & (sd > sd_model)
         with np.errstate(invalid="ignore", divide="ignore"):
             f = np.where(sd_model > 0, sd / sd_model, np.inf)
             new_lo = np.where(sd_model > 0, e - f * dl, e - z * sd)

@@ -57,11 +57,12 @@ population fitted by a U-shaped Beta, or κ overestimated from ten near-ceiling 
 The data bound a re-run's variance from below without the model: any polynomial P(p) of degree ≤ n_t has an
 unbiased estimate from c_t, so with P ≤ Var(Û | p) on [0, 1], Σ_t b_{c_t} / T² estimates a lower bound of the
 variance of mean_t Û — the variance itself where n_t ≥ 2k, the greatest-on-average such bound where k ≤ n_t < 2k
-(:mod:`tauk.stats._rerun_floor`). The interval is widened about the unbiased estimate (both sides by one factor)
-until its half-widths reach z·√V̂, never narrowed (``variance_floor=False`` turns it off). Measured: fixed-task
-cells below 94 % 11 → 0 (pass^k), 2 → 0 (pass@k); width × 1.05 on average (≤ × 1.48; pass@4 near the ceiling,
-already at 98 %, × 2.35); above 96 % 45 → 64 — a floor from a noisy estimate errs wide, and every discounted
-version measured (floor minus 0.5, 1 or 1.645 of its SE) left 7–11 cells below 94 %.
+(:mod:`tauk.stats._rerun_floor`; above n = 16 a simpler bound), capped at θ̂(1 − θ̂)/T, the most any average of
+[0, 1] values can vary. The interval is widened about the unbiased estimate (both sides by one factor) until its
+width reaches 2·z·√V̂, never narrowed (``variance_floor=False`` turns it off). Measured: fixed-task cells below
+94 % 11 → 0 (pass^k), 2 → 0 (pass@k); width × 1.04 / × 1.03 on average (≤ × 1.21); above 96 % 45 → 61 (pass@k
+17 → 25) — a floor from a noisy estimate errs wide, and every discounted version measured (floor minus 0.5, 1 or
+1.645 of its SE) left 7–11 cells below 94 %.
 
 All tasks enter the fit; each k uses, for the fixed estimand and the unbiased estimate, the tasks with n_t ≥ k (as
 :func:`tauk.stats.pass_hat_k` does). A k above every task's n is not identified without the model: NaN and a
@@ -99,7 +100,7 @@ and p ∈ {0.15, 0.85}; 140 pass^k cells per estimand)
       (min 77.9 %); above 96 % where T·n ≥ 40: 44 cells, 10 of them n = 1 (Clopper–Pearson), 8 above 97 %;
       width 0.97× BCa at T ≤ 20, 1.00× at T ≥ 50. pass@k (60 cells): 1 below 94 % (93.4 %) against 10 for BCa.
     * fixed tasks, pass^k: no cell below 94 % (min 94.0 %) against 34 for the re-run normal interval (min 71.7 %);
-      above 96 % where T·n ≥ 40: 64 (14 of them n = 1); 0.72× BCa's width. pass@k (60 cells): none (min 94.2 %).
+      above 96 % where T·n ≥ 40: 61 (14 of them n = 1); 0.71× BCa's width. pass@k (60 cells): none (min 94.2 %).
 
 Layout: the prior, the likelihood and the weighted posterior points are in :mod:`tauk.stats._posterior`; the
 fixed-task draws, the check and the fallback intervals in :mod:`tauk.stats._model_parts`; this module assembles
