@@ -416,3 +416,20 @@ def test_variance_floor_keeps_the_skew_and_is_capped():
     with pytest.raises(ValueError):
         b[0] = 1.0  # the cached coefficients are read-only
     assert np.all(variance_minorant(20, 12) >= 0)  # above n = 16 the simple p^n bound (never negative)
+
+
+def test_minorant_table_is_the_programme_s_solution():
+    """The stored coefficients (tauk/stats/_minorant_table.py) are the linear programme's optimum for every
+    k ≤ n < 2k, n ≤ 16: the same objective (Σ b_c) and below the variance on a grid finer than the programme's."""
+    from tauk.stats._minorant_table import MINORANTS
+    from tauk.stats._rerun_floor import solve_minorant
+
+    assert set(MINORANTS) == {(n, k) for n in range(1, 17) for k in range(n // 2 + 1, n + 1)}
+    p = (np.arange(4999) + 0.5) / 4999
+    for (n, k), b in MINORANTS.items():
+        b = np.asarray(b)
+        assert b.sum() == pytest.approx(solve_minorant(n, k).sum(), abs=1e-7)
+        cs = np.arange(n + 1)
+        pmf = special.comb(n, cs)[None, :] * p[:, None] ** cs * (1 - p[:, None]) ** (n - cs)
+        u = special.comb(cs, k) / special.comb(n, k)
+        assert np.all(pmf @ b <= pmf @ u**2 - (pmf @ u) ** 2 + 1e-6), (n, k)
