@@ -433,3 +433,19 @@ def test_minorant_table_is_the_programme_s_solution():
         pmf = special.comb(n, cs)[None, :] * p[:, None] ** cs * (1 - p[:, None]) ** (n - cs)
         u = special.comb(cs, k) / special.comb(n, k)
         assert np.all(pmf @ b <= pmf @ u**2 - (pmf @ u) ** 2 + 1e-6), (n, k)
+
+
+def test_variance_floor_also_holds_for_a_replaced_interval(monkeypatch):
+    """fallback_mode="replace": where the check fails the fallback interval replaces the model's, and the re-run
+    interval is still never narrower than the floor (here a degenerate fallback: the point estimate itself)."""
+    from tauk.stats._rerun_floor import rerun_variance
+
+    rng = np.random.default_rng(4)
+    n = np.full((20, 15), 8)
+    c = rng.binomial(8, rng.beta(2, 2, (20, 15)))
+    est = M._unbiased(n, c, 1, "pass^k")[0]
+    monkeypatch.setattr(M, "_nonparametric", lambda n_, c_, ks, *a: (est[:, None][: len(n_)].copy(),) * 2)
+    r = M.model_interval_batch(n, c, [1], estimand="fixed", fallback_mode="replace", check_alpha=1.0, seed=1)
+    assert not np.any(r.check_passed)
+    half = special.ndtri(0.975) * np.sqrt(rerun_variance(n, c, 1, "pass^k"))
+    np.testing.assert_allclose(r.hi[:, 0] - r.lo[:, 0], 2 * half, rtol=1e-9)

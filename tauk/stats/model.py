@@ -346,6 +346,10 @@ def model_interval_batch(
                 keep = ~np.isfinite(flo)
                 lo[failed] = np.where(keep, mlo[failed], flo)
                 hi[failed] = np.where(keep, mhi[failed], fhi)
+                if est == "fixed" and variance_floor:  # the floor holds whatever made the interval
+                    flo_f, fhi_f = _variance_floor(lo[failed], hi[failed], estimate[failed], n[failed], c[failed], ks,
+                                                   metric, level)  # fmt: skip
+                    lo[failed], hi[failed] = flo_f, fhi_f
         out[est] = ModelInterval(
             ks=np.asarray(ks),
             metric=metric,
