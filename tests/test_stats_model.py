@@ -393,7 +393,8 @@ def test_calibration_cell_fixed_tasks_two_point_population(T, n):
 def test_variance_floor_keeps_the_skew_and_is_capped():
     """The width reaches 2·z·sd with both sides scaled by one factor (the model's skew kept); V̂ never exceeds
     θ̂(1 − θ̂)/T, so where Û is mostly 0 or 1 (k near n) the signed coefficients' noise cannot blow it up."""
-    from tauk.stats._rerun_floor import rerun_variance, variance_floor, variance_minorant
+    from tauk.stats._rerun_floor import floor_variance as rerun_variance
+    from tauk.stats._rerun_floor import variance_floor, variance_minorant
 
     n, c = np.full((1, 4), 8), np.array([[2, 6, 2, 6]])
     half = special.ndtri(0.975) * np.sqrt(rerun_variance(n, c, 1, "pass^k"))[0]
@@ -438,7 +439,7 @@ def test_minorant_table_is_the_programme_s_solution():
 def test_variance_floor_also_holds_for_a_replaced_interval(monkeypatch):
     """fallback_mode="replace": where the check fails the fallback interval replaces the model's, and the re-run
     interval is still never narrower than the floor (here a degenerate fallback: the point estimate itself)."""
-    from tauk.stats._rerun_floor import rerun_variance
+    from tauk.stats._rerun_floor import floor_variance as rerun_variance
 
     rng = np.random.default_rng(4)
     n = np.full((20, 15), 8)

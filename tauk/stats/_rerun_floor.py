@@ -20,6 +20,11 @@ variance of its average. The interval is then widened about the estimate until i
 sides scaled by one factor so that the model's skew is kept (measured against extending each side to z·√V̂ on its
 own: same mean width, but 6 cells below 94 % instead of 0 — the misses follow the model's long side), clipped to
 [0, 1]; it is never narrowed — V̂ is noisy at T = 10, where the model's spread is the better one.
+
+Measured (``benchmarks/calibration.py``, 1,000 replications a cell, the grid of :mod:`tauk.stats.model`): fixed-task
+cells below 94 % 11 → 0 (pass^k, min 94.0 %) and 2 → 0 (pass@k, min 94.2 %); width × 1.04 / × 1.03 on average
+(≤ × 1.21); above 96 % where T·n ≥ 40: 45 → 61 (pass^k), 17 → 25 (pass@k). A floor built on a noisy estimate errs
+wide; every discounted version measured (floor minus 0.5, 1 or 1.645 of its SE) left 7–11 cells below 94 %.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from ._minorant_table import MINORANTS
+from ._model_parts import _unbiased
 
 __all__: list[str] = []
 
@@ -62,16 +68,17 @@ def variance_minorant(n: int, k: int) -> np.ndarray:
     >>> (variance_minorant(4, 4).round(3) + 0.0).tolist()
     [-0.059, 0.181, -0.443, 0.689, 0.0]
     """
-    cs = np.arange(n + 1)
-    u = special.comb(cs, k) / special.comb(n, k)
-    b = u * u - special.comb(cs, min(2 * k, n)) / special.comb(n, min(2 * k, n))  # n < 2k: the p^n bound
     if (n, k) in MINORANTS:
         b = np.array(MINORANTS[(n, k)], dtype=np.float64)
+    else:  # n ≥ 2k: the variance itself; n > 16: the p^n bound
+        cs = np.arange(n + 1)
+        u = special.comb(cs, k) / special.comb(n, k)
+        b = u * u - special.comb(cs, min(2 * k, n)) / special.comb(n, min(2 * k, n))
     b.setflags(write=False)
     return b
 
 
-def rerun_variance(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> np.ndarray:
+def floor_variance(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> np.ndarray:
     """V̂ per group (rows of ``n``, ``c``; tasks with n_t ≥ k): Σ_t b_{c_t}(n_t, k) / T_k², clipped to
     [0, θ̂(1 − θ̂)/T_k].
 
@@ -84,22 +91,20 @@ def rerun_variance(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> np.ndar
     for size in np.unique(n[m]):
         at = m & (n == size)
         terms[at] = variance_minorant(int(size), int(k))[x[at]]
-    Tk = m.sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        u = np.where(m, special.comb(x, k) / special.comb(np.where(m, n, k), k), 0.0)
-        theta = u.sum(1) / np.maximum(Tk, 1)
-        cap = theta * (1.0 - theta) / np.maximum(Tk, 1)  # the largest variance a [0, 1] average with mean θ can have
-        return np.where(Tk > 0, np.minimum(np.maximum(terms.sum(1), 0.0) / np.maximum(Tk, 1) ** 2, cap), np.nan)
+    theta, Tk = _unbiased(n, c, k, metric)
+    T = np.maximum(Tk, 1)
+    cap = theta * (1.0 - theta) / T  # the largest variance an average of [0, 1] values with mean θ can have
+    return np.where(Tk > 0, np.minimum(np.maximum(terms.sum(1), 0.0) / T**2, cap), np.nan)
 
 
 def variance_floor(lo, hi, estimate, n, c, ks, metric, level):
-    """(lo, hi) widened about ``estimate`` until its width reaches 2·z·√:func:`rerun_variance`, each side scaled by
+    """(lo, hi) widened about ``estimate`` until its width reaches 2·z·√:func:`floor_variance`, each side scaled by
     the same factor (the model's skew is kept: with the estimate at one end, all the width goes to the other side),
     clipped to [0, 1]; never narrowed."""
     z = special.ndtri((1.0 + level) / 2.0)
     lo, hi = lo.copy(), hi.copy()
     for j, k in enumerate(ks):
-        sd = np.sqrt(rerun_variance(n, c, int(k), metric))
+        sd = np.sqrt(floor_variance(n, c, int(k), metric))
         e = estimate[:, j]
         dl, dh = np.maximum(e - lo[:, j], 0.0), np.maximum(hi[:, j] - e, 0.0)
         sd_model = (dl + dh) / (2.0 * z)

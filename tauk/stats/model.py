@@ -52,17 +52,10 @@ posteriors). The fixed-task interval is then joined with itself re-centred on th
 posteriors, and the re-centred copy removes that bias without losing the small-T shape (measured: 20 %
 impossible tasks, T = 200, n = 8, k = 4: 78 % → 96 %).
 
-Variance floor (fixed estimand): the posterior's *spread* also rests on the population's shape (a two-point
-population fitted by a U-shaped Beta, or κ overestimated from ten near-ceiling tasks: 90.7–93.8 % before the floor).
-The data bound a re-run's variance from below without the model: any polynomial P(p) of degree ≤ n_t has an
-unbiased estimate from c_t, so with P ≤ Var(Û | p) on [0, 1], Σ_t b_{c_t} / T² estimates a lower bound of the
-variance of mean_t Û — the variance itself where n_t ≥ 2k, the greatest-on-average such bound where k ≤ n_t < 2k
-(:mod:`tauk.stats._rerun_floor`; above n = 16 a simpler bound), capped at θ̂(1 − θ̂)/T, the most any average of
-[0, 1] values can vary. The interval is widened about the unbiased estimate (both sides by one factor) until its
-width reaches 2·z·√V̂, never narrowed (``variance_floor=False`` turns it off). Measured: fixed-task cells below
-94 % 11 → 0 (pass^k), 2 → 0 (pass@k); width × 1.04 / × 1.03 on average (≤ × 1.21); above 96 % 45 → 61 (pass@k
-17 → 25) — a floor from a noisy estimate errs wide, and every discounted version measured (floor minus 0.5, 1 or
-1.645 of its SE) left 7–11 cells below 94 %.
+Variance floor (fixed estimand): the posterior's *spread* also rests on the population's shape, so the interval is
+widened until it is at least as wide as a lower bound of a re-run's variance that the data estimate without the
+model (:mod:`tauk.stats._rerun_floor`, where the method and its measurements are; ``variance_floor=False`` turns it
+off). Fixed-task cells below 94 %: 11 → 0 (pass^k), 2 → 0 (pass@k), at × 1.04 the width.
 
 All tasks enter the fit; each k uses, for the fixed estimand and the unbiased estimate, the tasks with n_t ≥ k (as
 :func:`tauk.stats.pass_hat_k` does). A k above every task's n is not identified without the model: NaN and a
@@ -99,8 +92,7 @@ and p ∈ {0.15, 0.85}; 140 pass^k cells per estimand)
     * population, pass^k: 1 cell below 94 % (93.6 %, Beta(2, 2), T = 200, n = 4, k = 4) against 23 for BCa
       (min 77.9 %); above 96 % where T·n ≥ 40: 44 cells, 10 of them n = 1 (Clopper–Pearson), 8 above 97 %;
       width 0.97× BCa at T ≤ 20, 1.00× at T ≥ 50. pass@k (60 cells): 1 below 94 % (93.4 %) against 10 for BCa.
-    * fixed tasks, pass^k: no cell below 94 % (min 94.0 %) against 34 for the re-run normal interval (min 71.7 %);
-      above 96 % where T·n ≥ 40: 61 (14 of them n = 1); 0.71× BCa's width. pass@k (60 cells): none (min 94.2 %).
+    * fixed tasks: no cell below 94 % (pass^k min 94.0 %, pass@k 94.2 %) against 34 for the normal interval.
 
 Layout: the prior, the likelihood and the weighted posterior points are in :mod:`tauk.stats._posterior`; the
 fixed-task draws, the check and the fallback intervals in :mod:`tauk.stats._model_parts`; this module assembles
@@ -154,7 +146,7 @@ from ._posterior import (  # noqa: F401
     beta_moment,
     posterior_points,
 )
-from ._rerun_floor import rerun_variance as _rerun_variance  # noqa: F401
+from ._rerun_floor import floor_variance as _rerun_variance  # noqa: F401
 from ._rerun_floor import variance_floor as _variance_floor
 
 __all__ = [
