@@ -38,7 +38,7 @@ res.trials.select("run_id", "task_id", "trial", "agent", "domain", "termination_
 # `ci=0.95`, an interval from the default method, `method="model"`: a beta-binomial model of the tasks (each task
 # has its own success probability, drawn from a Beta), which stays calibrated at the 10–50 tasks benchmarks have,
 # where a task bootstrap misses E[p^4] up to 22 % of the time. A posterior predictive check guards it: where the
-# check fails the interval is joined with a bootstrap-t task interval, and the notes say so. `method="bca"` gives
+# check fails the interval is joined with a BCa task interval, and the notes say so. `method="bca"` gives
 # the task bootstrap (resampling **tasks**, never trials within a task — that would bias pass^k upward). A fixed
 # `seed` makes every interval reproducible.
 

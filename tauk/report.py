@@ -140,7 +140,7 @@ def write_report(
         results: a :class:`tauk.Results` (a bare trials frame works too; the failure breakdown then needs
             scoring input it does not have and is skipped).
         ci, method, resamples, seed: interval settings for every table and figure (default ``"model"``: the
-            beta-binomial model, with a bootstrap-t fallback of ``resamples`` where its check fails; comparisons:
+            beta-binomial model, with a BCa fallback of ``resamples`` where its check fails; comparisons:
             the paired t test's interval, or the paired task bootstrap for a bootstrap ``method``). Defaults from
             ``tauk.conventions``.
         infra: ``"drop"`` (τ²-bench ≥ 1.0) or ``"fail"`` (leaderboard convention) for infrastructure errors.
@@ -264,7 +264,7 @@ def _method_text(opts: dict[str, Any]) -> str:
     ci, method = opts["ci"], opts["method"]
     if method == "model":
         return (f"{ci:.0%} intervals from a beta-binomial model of the tasks (population: a new draw of tasks; "
-                "re-run: the same tasks again), checked by a posterior predictive test and joined with a bootstrap-t "
+                "re-run: the same tasks again), checked by a posterior predictive test and joined with a BCa "
                 f"task interval ({opts['resamples']} resamples, seed {opts['seed']}) where the check fails; "
                 "comparisons: paired t test with its own interval, Holm-adjusted")  # fmt: skip
     boot = "t intervals over tasks" if method == "t" else f"{method} task-bootstrap intervals"

@@ -68,7 +68,7 @@ def test_default_pass_hat_k_is_calibrated_where_bca_is_not():
     assert cover(old, "ci_low", "ci_high", truth_pop) < 0.90
     assert cover(new, "rerun_ci_low", "rerun_ci_high", truth_fix) >= 0.93
     assert cover(old, "rerun_ci_low", "rerun_ci_high", truth_fix) < 0.90
-    assert set(new["interval_method"]) <= {"model", "model+bootstrap-t (check failed)"}
+    assert set(new["interval_method"]) <= {"model", "model+bca (check failed)"}
     assert set(old["interval_method"]) <= {"bca", "clopper-pearson over tasks (unanimous)"}
 
 
@@ -158,10 +158,10 @@ def test_columns_records_and_summary_say_what_made_each_interval():
         assert col in f.columns
     row = {x["run_id"]: x for x in f.filter(pl.col("k") == 4).iter_rows(named=True)}
     assert row["beta"]["interval_method"] == "model" and row["beta"]["model_check_passed"] is True
-    assert row["two-point"]["interval_method"] == "model+bootstrap-t (check failed)"
+    assert row["two-point"]["interval_method"] == "model+bca (check failed)"
     assert row["two-point"]["model_check_passed"] is False and row["two-point"]["model_check_p"] < 0.05
     rec = {x["run_id"]: x["pass_hat_k"]["4"] for x in r.records()}
-    assert rec["two-point"]["interval_method"] == "model+bootstrap-t (check failed)"
+    assert rec["two-point"]["interval_method"] == "model+bca (check failed)"
     json.dumps(r.records())
     notes = " ".join(r.summary().notes)
     assert "beta-binomial model" in notes and "failed in 1 of 2 group(s)" in notes and "run_id=two-point" in notes

@@ -6,7 +6,7 @@ Two intervals per (group, k):
 * ``rerun_ci_low`` / ``rerun_ci_high`` — the **fixed-task** value mean_t p_t^k (the same tasks run again).
 
 ``method="model"`` (the default, :data:`tauk.conventions.CI_METHOD`) takes both from one beta-binomial posterior
-(:mod:`tauk.stats.model`): where its posterior predictive check fails, each is the union with a bootstrap-t task
+(:mod:`tauk.stats.model`): where its posterior predictive check fails, each is the union with a BCa task
 interval; where every task has one trial, Clopper–Pearson on (Σ c_t, T). The other methods keep their behaviour: a
 task bootstrap (or t) interval for the population, Clopper–Pearson over the tasks where every task is at 0 or every
 task at 1, and θ̂ ± z·se_rerun for a re-run — except that where se_rerun = 0 (every task always or never solved)
@@ -44,10 +44,13 @@ __all__ = [
 
 MODEL = INTERVAL_METHODS[0]
 
-CHECK_ALPHA = 0.05
-"""The model check fails below this posterior predictive p-value."""
+CHECK_ALPHA = "auto"
+"""The model check fails below this posterior predictive p-value: "auto" = 0.05 up to 50 tasks, T/1000 between,
+0.20 from 200 tasks (:func:`tauk.stats.model.check_threshold`)."""
 
-FALLBACK = "bootstrap-t"
+_ALPHA_TEXT = "α = 0.05 up to 50 tasks, T/1000 to 0.20 at 200"
+
+FALLBACK = "bca"
 """The task interval joined to the model's where the check fails."""
 
 INTERVAL_FIELDS = (
@@ -229,12 +232,12 @@ def interval_notes(frame, by: tuple[str, ...], ci: float | None, method: str, re
             names = _group_names(failed, by, pl.lit(True))
             shown = "; ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
             notes.append(
-                f"model check (posterior predictive, α = {CHECK_ALPHA}) failed in {failed.height} of {G} group(s) "
+                f"model check (posterior predictive, {_ALPHA_TEXT}) failed in {failed.height} of {G} group(s) "
                 f"({shown}): there each interval is the union of the model's and a {FALLBACK} task interval "
                 f"({resamples} resamples, seed {seed})"
             )
         else:
-            notes.append(f"model check (posterior predictive, α = {CHECK_ALPHA}) passed in every group where testable "
+            notes.append(f"model check (posterior predictive, {_ALPHA_TEXT}) passed in every group where testable "
                          f"({tested} of {G})")  # fmt: skip
         if tested < G:
             notes.append(f"model check not testable in {G - tested} group(s): fewer than 2 tasks, no task with ≥ 3 "

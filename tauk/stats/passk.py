@@ -67,7 +67,7 @@ class PassKResult:
 
     ``frame``: group keys, k, n_tasks, n_tasks_excluded (n_t < k), estimate, se_tasks, se_rerun, ci_low, ci_high
     (population: a new draw of tasks), rerun_ci_low, rerun_ci_high (fixed tasks: the same tasks re-run),
-    interval_method and rerun_interval_method (what made each interval: ``"model"``, ``"model+bootstrap-t (check
+    interval_method and rerun_interval_method (what made each interval: ``"model"``, ``"model+bca (check
     failed)"``, ``"clopper-pearson (n=1)"``, ``"bca"``, ``"clopper-pearson over tasks (unanimous)"``, ``"normal
     (se_rerun)"``, ``"model (se_rerun = 0)"``, or ``"none: …"`` saying why an interval is null), model_check_p and
     model_check_passed (the model's posterior predictive check; null when the model made no interval of the row or
@@ -209,8 +209,8 @@ def pass_hat_k(
         Confidence level of the interval (default :data:`tauk.conventions.CI_LEVEL`); ``None`` for no interval.
     method
         ``"model"`` (default, :data:`tauk.conventions.CI_METHOD`): the beta-binomial posterior — both intervals from
-        one fit; where its posterior predictive check fails (p < 0.05), the union with a bootstrap-t task interval;
-        every task with one trial: Clopper–Pearson on (Σ c_t, T). ``"bca"``, ``"percentile"``, ``"bootstrap-t"``
+        one fit; where its posterior predictive check fails (p < 0.05; up to 0.20 from 200 tasks), the union with a
+        BCa task interval; every task with one trial: Clopper–Pearson on (Σ c_t, T). ``"bca"``, ``"percentile"``, ``"bootstrap-t"``
         (task bootstrap) or ``"t"`` (T−1 df) for the population and θ̂ ± z·se_rerun for a re-run (the model's
         fixed-task interval where se_rerun = 0); where every task is at 0 or every task at 1, the population
         interval is Clopper–Pearson over the tasks instead of the point.
