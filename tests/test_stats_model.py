@@ -10,9 +10,13 @@ import numpy as np
 import pytest
 from scipy import integrate, special
 
-from tauk.errors import StatsWarning
+from tauk.errors import StatsWarning, TaukError
 from tauk.stats import model as M
 from tauk.stats._bootstrap import interval
+from tauk.stats._minorant_table import MINORANTS
+from tauk.stats._model_parts import _fixed_draws, _unbiased
+from tauk.stats._posterior import _Loglik
+from tauk.stats._rerun_floor import floor_variance, solve_minorant, variance_floor, variance_minorant
 from tauk.stats.passk import unanimous_interval
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -99,12 +103,12 @@ def test_loglik_equals_betaln_form():
     c = rng.binomial(n, 0.4)
     A = rng.gamma(1.0, 2.0, size=50)
     B = rng.gamma(1.0, 2.0, size=50)
-    ll = M._Loglik(n, c).shared(A, B)
+    ll = _Loglik(n, c).shared(A, B)
     ref = np.stack(
         [np.sum(special.betaln(A[:, None] + c[r], B[:, None] + n[r] - c[r]) - special.betaln(A, B)[:, None], 1) for r in range(3)]
     )
     np.testing.assert_allclose(ll, ref, rtol=1e-10, atol=1e-9)
-    np.testing.assert_allclose(M._Loglik(n, c).per_group(np.tile(A, (3, 1)), np.tile(B, (3, 1))), ref, rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(_Loglik(n, c).per_group(np.tile(A, (3, 1)), np.tile(B, (3, 1))), ref, rtol=1e-10, atol=1e-9)
 
 
 def test_beta_moment_against_monte_carlo():
@@ -123,8 +127,8 @@ def test_fixed_beta_approximation_matches_exact_draws():
     c = np.array([[0, 8, 2, 5, 1, 6]])
     a = np.full((1, 200_000), 0.9)
     b = np.full((1, 200_000), 1.3)
-    approx = M._fixed_draws(a, b, n, c, [1, 2], rng, "beta")
-    exact = M._fixed_draws(a, b, n, c, [1, 2], rng, "exact")
+    approx = _fixed_draws(a, b, n, c, [1, 2], rng, "beta")
+    exact = _fixed_draws(a, b, n, c, [1, 2], rng, "exact")
     np.testing.assert_allclose(approx.mean(1), exact.mean(1), atol=2e-3)
     np.testing.assert_allclose(approx.std(1), exact.std(1), rtol=0.02)
 
@@ -345,7 +349,7 @@ def test_calibration_cell_impossible_tasks_at_200_tasks():
 def test_check_threshold():
     assert M.check_threshold([10, 50, 120, 200, 1000]).tolist() == [0.05, 0.05, 0.12, 0.2, 0.2]
     assert M.check_threshold([10, 300], 0.01).tolist() == [0.01, 0.01]
-    with pytest.raises(M.TaukError, match="check_alpha"):
+    with pytest.raises(TaukError, match="check_alpha"):
         M.check_threshold([10], "strict")
 
 
@@ -358,7 +362,6 @@ def test_check_threshold():
 def test_variance_minorant_is_the_variance_where_identified_and_below_it_everywhere_else(n, k):
     """E[b_c] over c ~ Binomial(n, p), summed exactly at 1,999 values of p (off the LP's grid): Var(Û | p) where
     n ≥ 2k, ≤ it for every p otherwise — and above 0 somewhere even at n = k (a real floor, not 0)."""
-    from tauk.stats._rerun_floor import variance_minorant
 
     cs = np.arange(n + 1)
     p = (np.arange(1999) + 0.5) / 1999
@@ -375,12 +378,11 @@ def test_variance_minorant_is_the_variance_where_identified_and_below_it_everywh
 
 @pytest.mark.parametrize("metric", ["pass^k", "pass@k"])
 def test_rerun_variance_sums_the_task_terms_over_tasks_with_k_trials(metric):
-    from tauk.stats._rerun_floor import variance_minorant
 
     n = np.array([[8, 8, 4, 2, 0], [6, 6, 6, 6, 6]])
     c = np.array([[3, 8, 4, 1, 0], [0, 1, 5, 6, 6]])
     x = c if metric == "pass^k" else n - c
-    got = M._rerun_variance(n, c, 3, metric)
+    got = floor_variance(n, c, 3, metric)
     row0 = (variance_minorant(8, 3)[x[0, 0]] + variance_minorant(8, 3)[x[0, 1]] + variance_minorant(4, 3)[x[0, 2]]) / 9
     row1 = sum(variance_minorant(6, 3)[x[1, t]] for t in range(5)) / 25
     np.testing.assert_allclose(got, [max(row0, 0), max(row1, 0)])
@@ -395,7 +397,7 @@ def test_variance_floor_only_widens_and_reaches_the_design_sd():
     assert np.all(floored.lo <= plain.lo + 1e-12) and np.all(floored.hi >= plain.hi - 1e-12)
     z = special.ndtri(0.975)
     for j, k in enumerate([1, 4]):
-        sd = np.sqrt(M._rerun_variance(n, c, k, "pass^k"))
+        sd = np.sqrt(floor_variance(n, c, k, "pass^k"))
         half = (floored.hi[:, j] - floored.lo[:, j]) / 2
         inside = (floored.lo[:, j] > 0) & (floored.hi[:, j] < 1)  # clipping at 0 or 1 may cut a side
         assert np.all(half[inside] >= z * sd[inside] - 1e-9)
@@ -424,11 +426,9 @@ def test_calibration_cell_fixed_tasks_two_point_population(T, n):
 def test_variance_floor_keeps_the_skew_and_is_capped():
     """The width reaches 2·z·sd with both sides scaled by one factor (the model's skew kept); V̂ never exceeds
     θ̂(1 − θ̂)/T, so where Û is mostly 0 or 1 (k near n) the signed coefficients' noise cannot blow it up."""
-    from tauk.stats._rerun_floor import floor_variance as rerun_variance
-    from tauk.stats._rerun_floor import variance_floor, variance_minorant
 
     n, c = np.full((1, 4), 8), np.array([[2, 6, 2, 6]])
-    half = special.ndtri(0.975) * np.sqrt(rerun_variance(n, c, 1, "pass^k"))[0]
+    half = special.ndtri(0.975) * np.sqrt(floor_variance(n, c, 1, "pass^k"))[0]
     lo, hi = variance_floor(np.array([[0.45]]), np.array([[0.6]]), np.array([[0.5]]), n, c, [1], "pass^k", 0.95)
     assert hi[0, 0] - lo[0, 0] == pytest.approx(2 * half)
     assert (hi[0, 0] - 0.5) / (0.5 - lo[0, 0]) == pytest.approx(0.1 / 0.05)
@@ -443,7 +443,7 @@ def test_variance_floor_keeps_the_skew_and_is_capped():
     for k in (9, 12, 16):
         u = special.comb(c, k) / special.comb(16, k)
         theta = u.mean(1)
-        assert np.all(rerun_variance(n, c, k, "pass^k") <= theta * (1 - theta) / 10 + 1e-15)
+        assert np.all(floor_variance(n, c, k, "pass^k") <= theta * (1 - theta) / 10 + 1e-15)
     b = variance_minorant(4, 4)
     with pytest.raises(ValueError):
         b[0] = 1.0  # the cached coefficients are read-only
@@ -453,8 +453,6 @@ def test_variance_floor_keeps_the_skew_and_is_capped():
 def test_minorant_table_is_the_programme_s_solution():
     """The stored coefficients (tauk/stats/_minorant_table.py) are the linear programme's optimum for every
     k ≤ n < 2k, n ≤ 16: the same objective (Σ b_c) and below the variance on a grid finer than the programme's."""
-    from tauk.stats._minorant_table import MINORANTS
-    from tauk.stats._rerun_floor import solve_minorant
 
     assert set(MINORANTS) == {(n, k) for n in range(1, 17) for k in range(n // 2 + 1, n + 1)}
     p = (np.arange(4999) + 0.5) / 4999
@@ -470,14 +468,13 @@ def test_minorant_table_is_the_programme_s_solution():
 def test_variance_floor_also_holds_for_a_replaced_interval(monkeypatch):
     """fallback_mode="replace": where the check fails the fallback interval replaces the model's, and the re-run
     interval is still never narrower than the floor (here a degenerate fallback: the point estimate itself)."""
-    from tauk.stats._rerun_floor import floor_variance as rerun_variance
 
     rng = np.random.default_rng(4)
     n = np.full((20, 15), 8)
     c = rng.binomial(8, rng.beta(2, 2, (20, 15)))
-    est = M._unbiased(n, c, 1, "pass^k")[0]
+    est = _unbiased(n, c, 1, "pass^k")[0]
     monkeypatch.setattr(M, "_nonparametric", lambda n_, c_, ks, *a: (est[:, None][: len(n_)].copy(),) * 2)
     r = M.model_interval_batch(n, c, [1], estimand="fixed", fallback_mode="replace", check_alpha=1.0, seed=1)
     assert not np.any(r.check_passed)
-    half = special.ndtri(0.975) * np.sqrt(rerun_variance(n, c, 1, "pass^k"))
+    half = special.ndtri(0.975) * np.sqrt(floor_variance(n, c, 1, "pass^k"))
     np.testing.assert_allclose(r.hi[:, 0] - r.lo[:, 0], 2 * half, rtol=1e-9)

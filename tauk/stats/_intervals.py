@@ -30,6 +30,7 @@ from tauk.errors import StatsWarning
 
 from ._bootstrap import interval
 from ._core import INTERVAL_METHODS, GroupTasks
+from ._model_parts import check_threshold_text
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -48,7 +49,6 @@ CHECK_ALPHA = "auto"
 """The model check fails below this posterior predictive p-value: "auto" = 0.05 up to 50 tasks, T/1000 between,
 0.20 from 200 tasks (:func:`tauk.stats.model.check_threshold`)."""
 
-_ALPHA_TEXT = "α = 0.05 up to 50 tasks, T/1000 to 0.20 at 200"
 
 FALLBACK = "bca"
 """The task interval joined to the model's where the check fails."""
@@ -228,17 +228,17 @@ def interval_notes(frame, by: tuple[str, ...], ci: float | None, method: str, re
     failed = by_group.filter(pl.col("passed") == False)  # noqa: E712
     if method == MODEL:
         tested = int(by_group["tested"].sum())
+        check = f"model check (posterior predictive, {check_threshold_text(CHECK_ALPHA)})"
         if failed.height:
             names = _group_names(failed, by, pl.lit(True))
             shown = "; ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
             notes.append(
-                f"model check (posterior predictive, {_ALPHA_TEXT}) failed in {failed.height} of {G} group(s) "
+                f"{check} failed in {failed.height} of {G} group(s) "
                 f"({shown}): there each interval is the union of the model's and a {FALLBACK} task interval "
                 f"({resamples} resamples, seed {seed})"
             )
         else:
-            notes.append(f"model check (posterior predictive, {_ALPHA_TEXT}) passed in every group where testable "
-                         f"({tested} of {G})")  # fmt: skip
+            notes.append(f"{check} passed in every group where testable ({tested} of {G})")
         if tested < G:
             notes.append(f"model check not testable in {G - tested} group(s): fewer than 2 tasks, no task with ≥ 3 "
                          "trials, or one trial per task")  # fmt: skip

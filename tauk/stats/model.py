@@ -29,12 +29,10 @@ task (the beta-binomial's over-dispersion): ρ → 0 is "every task alike" (bino
 always or never solved". Uniform on both is proper and symmetric in success/failure, has no scale to choose, and
 puts equal weight on homogeneous and heterogeneous benchmarks; in (log κ) it is a logistic density (median κ = 1),
 so it neither forces shrinkage (as a prior favouring large κ does) nor lets κ → 0 run away with the all-0 / all-1
-groups (as the improper p(κ) ∝ κ^{−3/2} would). Measured alternatives (400 replications, T ∈ {10, 20},
-n ∈ {4, 8}, k ∈ {1, 4}, four Beta populations and the impossible-task mixture; 40 cells): mean |coverage − 95 %| of the population interval 1.39 points (default),
-1.32 (μ ~ Beta(½, ½)), 1.06 (ρ ~ Beta(½, ½)); minimum 91.5 / 91.5 / 91.0 %; widths within 2 %; for the fixed
-estimand 0.93 / 0.94 / 0.79 points, minimum 92.0 / 91.2 / 93.2 %. No prior is better in every cell (the Monte-Carlo
-SE of one cell is 1.1 points), so the simplest is kept; ``prior=`` takes any Beta pair (``benchmarks/calibration.py
---methods model-jeffreys,model-rho-half``).
+groups (as the improper p(κ) ∝ κ^{−3/2} would). Measured alternatives (μ or ρ ~ Beta(½, ½), 40 cells,
+``benchmarks/results/prior_variants_400.txt``): mean |coverage − 95 %| 1.39 / 1.32 / 1.06 points, none better in
+every cell (MC SE 1.1), and ρ ~ Beta(½, ½) takes U-shaped populations lower (Beta(½, ½), T = 10, n = k = 4: 92.8 %),
+so the simplest is kept; ``prior=`` takes any Beta pair.
 
 Integration
 -----------
@@ -75,23 +73,16 @@ A posterior predictive check of the beta-binomial: the tasks' outcomes c_t/n_t a
 and p = P(χ²(y_rep; α, β) ≥ χ²(y; α, β)) over ``check_draws`` posterior draws and replicated data sets (same n_t).
 Not testable (p = NaN, passed) when no task has n_t ≥ 3 or T < 2: the model is then saturated.
 
-The threshold grows with the number of tasks (``check_alpha="auto"``, :func:`check_threshold`): 0.05 up to 50
-tasks, T/1000 between, 0.20 from 200 tasks. A misfitting shape biases E[p^k] by a fixed amount while the interval
-narrows like 1/√T, so the same misfit that is harmless at 20 tasks is not at 200. Measured (3,000 replications,
-``benchmarks/results/calibration_model_3000_seed11*.txt``): 20 % impossible tasks, T = 200, n = 4, k = 4 covered
-92.7 % at 0.05 (the check fired in 18 %; the model's E[p^4] sits ~0.7 SD above the truth) and 94.1 % at 0.20 (it
-fires in 45 %); on Beta populations at T = 200 it then fires in 9–15 % of benchmarks (0–4 % at 0.05), costing
-×1.01 the population width and ×1.07 the fixed-task width there. A number fixes the threshold at every T.
+The threshold grows with the number of tasks (``check_alpha="auto"``, :func:`check_threshold`: 0.05 up to 50
+tasks, 0.20 from 200, where a misfit's fixed bias outweighs the narrowing interval); a number fixes it. At 200 tasks
+it fires in 9–15 % of Beta benchmarks (0–4 % at 0.05), at ×1.01 the population width and ×1.07 the fixed-task width.
 
-When the check fails both estimands report the union of the model interval and a nonparametric task-bootstrap
-interval (``fallback``, default "bca"; ``fallback_mode="replace"`` reports the bootstrap interval alone), with the
-existing conventions (clipped to [0, 1]; Clopper–Pearson over tasks when all are at 0 or all at 1). The union, not
-a replacement, because the check fires on the data sets that look least like a Beta sample, where the bootstrap
-interval alone covered less than the model (20 % impossible tasks, T = 200, n = 4, k = 4: 92.0 % replacing, 93.6 %
-without any check). BCa rather than bootstrap-t (the bootstrap method with the fewest cells below 94 % alone): in
-the union both cover the same to ±0.5 points in every cell, but bootstrap-t is up to 45× BCa's width near the
-ceiling (pass@4 of Beta(8, 1) at T = 200: the union 0.065 wide against 0.010 with BCa). The model interval stays in
-``model_lo`` / ``model_hi``.
+When the check fails both estimands report the union of the model interval and a task-bootstrap interval
+(``fallback``, default "bca"; ``fallback_mode="replace"``: the bootstrap interval alone), clipped to [0, 1],
+Clopper–Pearson over tasks when all are at 0 or all at 1. The union, because the check fires on the data sets least
+like a Beta sample, where the bootstrap alone covered less than the model (20 % impossible tasks, T = 200,
+n = k = 4: 92.0 % replacing, 93.6 % without a check). BCa, not bootstrap-t: the same union coverage to ±0.5 points,
+without bootstrap-t's blow-ups near the ceiling (up to 45× BCa's width). ``model_lo`` / ``model_hi`` keep the model's.
 
 Measured (``benchmarks/calibration.py``, 1,000 replications a cell, 95 %; T ∈ {10, 20, 50, 200}, n ∈ {1, 4, 8},
 k ∈ {1, 4}, Beta(0.7, 1.5), Beta(2, 2), Beta(8, 1), Beta(½, ½), logit-normal(−0.5, 2), 20 % p = 0 + 80 % Beta(2, 2),
@@ -100,12 +91,10 @@ and p ∈ {0.15, 0.85}; 140 pass^k cells per estimand)
       replications) against 23 for BCa (min 77.9 %); above 96 % where T·n ≥ 40: 43 cells, 10 of them n = 1
       (Clopper–Pearson); width 0.99× BCa. pass@k (60 cells): 1 below 94 % (93.6 %; 95.6 ± 0.4 % in 3,000) against
       10 for BCa.
-    * fixed tasks: no cell below 94 % (pass^k min 94.0 %, pass@k 94.2 %) against 34 for the normal interval; with
-      3,000 replications one: two-point population, T = 10, n = k = 4, 93.5 ± 0.3 % (5,000; the floor's minorant
-      is below the unidentified variance there — ARCHITECTURE.md).
-    * re-measured with 3,000 fresh replications in every n > 1 cell: the population interval's mean coverage
-      95.4 % (pass^k, 112 cells), the spread between populations at one (T, n, k) up to 3 points at T = 10
-      (94.4–97.3 %), which is why no single setting keeps every cell inside 94–96 %.
+    * fixed tasks: no cell below 94 % (pass^k min 94.0 %, pass@k 94.2 %) against 34 for the normal interval.
+    * 3,000 fresh replications, every n > 1 cell (``calibration_model_3000_seed11_threshold.txt``; ARCHITECTURE.md):
+      population pass^k none below 94 % (min 94.1 %), 28 of 112 above 96 % (populations differ by up to 3 points at
+      T = 10); fixed tasks one below, two-point, T = 10, n = k = 4: 93.5 ± 0.3 % (5,000).
 
 Layout: the prior, the likelihood and the weighted posterior points are in :mod:`tauk.stats._posterior`; the
 fixed-task draws, the check and the fallback intervals in :mod:`tauk.stats._model_parts`; this module assembles
@@ -138,28 +127,16 @@ import numpy as np
 
 from tauk.errors import StatsWarning, TaukError
 
-from ._model_parts import (  # noqa: F401  (the private names are re-exported for tests and benchmarks)
-    ESTIMANDS,
-    METRICS,
-    _bin_of,
+from ._model_parts import (
     _check_inputs,
     _clopper_pearson,
     _fixed_draws,
     _nonparametric,
     _unbiased,
+    check_threshold,
     ppc_pvalue,
 )
-from ._posterior import (  # noqa: F401
-    DEFAULT_PRIOR,
-    Prior,
-    _Loglik,
-    _pair_counts,
-    _resample,
-    _wquantile,
-    beta_moment,
-    posterior_points,
-)
-from ._rerun_floor import floor_variance as _rerun_variance  # noqa: F401
+from ._posterior import DEFAULT_PRIOR, Prior, _resample, _wquantile, beta_moment, posterior_points
 from ._rerun_floor import variance_floor as _variance_floor
 
 __all__ = [
@@ -216,21 +193,6 @@ class ModelInterval:
     check_passed: Any
     source: Any
     ess: Any
-
-
-def check_threshold(n_tasks, check_alpha: float | str = "auto") -> np.ndarray:
-    """The model check's threshold per group: ``check_alpha`` itself, or for "auto" 0.05 up to 50 tasks, T/1000
-    between, 0.20 from 200 tasks (a misfit's bias grows against the interval's width like √T; see the module docs).
-
-    >>> check_threshold([10, 50, 100, 200, 500]).tolist()
-    [0.05, 0.05, 0.1, 0.2, 0.2]
-    """
-    T = np.asarray(n_tasks, dtype=np.float64)
-    if isinstance(check_alpha, str):
-        if check_alpha != "auto":
-            raise TaukError(f"check_alpha must be a number or 'auto', got {check_alpha!r}")
-        return np.clip(T / 1000.0, 0.05, 0.20)
-    return np.full(T.shape, float(check_alpha))
 
 
 def model_interval_batch(
