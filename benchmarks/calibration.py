@@ -12,12 +12,13 @@ Methods: the existing task-bootstrap intervals ``bca``, ``percentile``, ``bootst
 on 2 cores; the Monte-Carlo error this adds to an endpoint is small next to the interval width), the ``t`` interval
 (T−1 df), all four after clipping to [0, 1] and with the Clopper–Pearson interval where every task is at 0 or 1
 (exactly what :func:`tauk.stats.pass_hat_k` reports); ``rerun`` (θ̂ ± z·se_rerun, only where every n_t ≥ 2k);
-and the beta-binomial model of :mod:`tauk.stats.model`: ``model`` (model check with bootstrap-t fallback) and
+and the beta-binomial model of :mod:`tauk.stats.model`: ``model`` (model check with its BCa fallback) and
 ``model-raw`` (the same without the check); ``default``: what ``tauk.stats.pass_hat_k`` / ``pass_at_k`` report with
 every option at its default (``method="model"``: ``ci_low``/``ci_high`` for the population, ``rerun_ci_low``/
 ``rerun_ci_high`` for the fixed tasks), run through the public API on a trials frame holding every replication as
 a run; on request (``--methods``) the prior variants ``model-jeffreys`` (μ ~ Beta(½, ½)) and ``model-rho-half``
-(ρ ~ Beta(½, ½)), both without the check.
+(ρ ~ Beta(½, ½)), both without the check, ``model-rho-1-1.5`` / ``model-rho-1-2`` (ρ ~ Beta(1, 1.5) / Beta(1, 2),
+with the check), and ``model-nofloor`` (the default without the re-run variance floor).
 
 Output: one line per (estimand, metric, cell, method): coverage ± Monte-Carlo SE, mean width, misses low (truth
 below the interval) / high (truth above); then per method the cells below 94% / above 96% (the upper bound is only
@@ -39,7 +40,8 @@ One entry point for every calibration table: ``--section compare`` runs ``benchm
 own options are listed below, the ``--compare-*`` ones are forwarded under their own names, ``--quick`` applies to
 both) and ``--section all`` runs both, one after the other, into one output (``--out FILE`` also writes it there).
 ``benchmarks/calibration_compare.py`` still runs on its own. Measured outputs: ``benchmarks/results/``
-(``calibration_1000.txt``, ``prior_variants_400.txt``) and ``benchmarks/calibration_compare_results.txt``.
+(``calibration_1000.txt``, the 3,000-replication re-measurements, the prior variants, the variance floor's
+before/after) and ``benchmarks/calibration_compare_results.txt``.
 """
 
 from __future__ import annotations
@@ -204,14 +206,15 @@ def rerun_interval(n, c, ks, metric):
 
 
 MODEL_VARIANTS = {
-    "model": dict(),  # the recommended default: check + bootstrap-t fallback; "model-raw" comes with it
+    "model": dict(),  # the default: check + BCa fallback; "model-raw" comes with it
     "model-jeffreys": dict(check=False, prior=M.Prior((0.5, 0.5), (1.0, 1.0))),
     "model-rho-half": dict(check=False, prior=M.Prior((1.0, 1.0), (0.5, 0.5))),
     "model-rho-1-1.5": dict(prior=M.Prior((1.0, 1.0), (1.0, 1.5))),
     "model-rho-1-2": dict(prior=M.Prior((1.0, 1.0), (1.0, 2.0))),
+    "model-nofloor": dict(variance_floor=False),  # the fixed-task interval before the re-run variance floor
 }
 ALL_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "default", "model-jeffreys",
-               "model-rho-half", "model-rho-1-1.5", "model-rho-1-2")
+               "model-rho-half", "model-rho-1-1.5", "model-rho-1-2", "model-nofloor")
 DEFAULT_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "default")
 
 

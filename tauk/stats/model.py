@@ -77,7 +77,7 @@ Not testable (p = NaN, passed) when no task has n_t ≥ 3 or T < 2: the model is
 
 The threshold grows with the number of tasks (``check_alpha="auto"``, :func:`check_threshold`: 0.05 up to 50
 tasks, 0.20 from 200, where a misfit's fixed bias outweighs the narrowing interval); a number fixes it. At 200 tasks
-it fires in 9–15 % of Beta benchmarks (0–4 % at 0.05), at ×1.01 the population width and ×1.07 the fixed-task width.
+it fires in 9–14 % of Beta benchmarks (0–4 % at 0.05), at ×1.01 the population width and ×1.05 the fixed-task width.
 
 When the check fails both estimands report the union of the model interval and a task-bootstrap interval
 (``fallback``, default "bca"; ``fallback_mode="replace"``: the bootstrap interval alone), clipped to [0, 1],
