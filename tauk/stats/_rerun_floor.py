@@ -22,8 +22,9 @@ own: same mean width, but 6 cells below 94 % instead of 0 — the misses follow 
 [0, 1]; it is never narrowed — V̂ is noisy at T = 10, where the model's spread is the better one.
 
 Measured (``benchmarks/calibration.py``, 1,000 replications a cell, the grid of :mod:`tauk.stats.model`): fixed-task
-cells below 94 % 11 → 0 (pass^k, min 94.0 %) and 2 → 0 (pass@k, min 94.2 %); width × 1.04 / × 1.03 on average
-(≤ × 1.21); above 96 % where T·n ≥ 40: 45 → 61 (pass^k), 17 → 25 (pass@k). A floor built on a noisy estimate errs
+cells below 94 % 11 → 0 (pass^k, min 90.6 → 94.0 %) and 2 → 0 (pass@k, min 94.2 %); width × 1.04 / × 1.02 on
+average (≤ × 1.22); above 96 % where T·n ≥ 40: 50 → 66 (pass^k), 19 → 29 (pass@k)
+(``benchmarks/results/calibration_nofloor_1000.txt``). A floor built on a noisy estimate errs
 wide; every discounted version measured (floor minus 0.5, 1 or 1.645 of its SE) left 7–11 cells below 94 %.
 """
 
