@@ -397,7 +397,7 @@ def old_power_var(C: np.ndarray, n: int) -> float:
 def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[str, float, float, float]]:
     """(plan, median tasks planned, delivered power, MC SE) with pilots of ``n`` trials, planning at n trials."""
     from tauk.stats import power_analysis
-    from tauk.stats.sample_size import tasks_needed, variance_from_paired_pilot, variance_from_pilot
+    from tauk.stats.sample_size import tasks_needed, variance_from_paired_pilot
 
     shift = shift_for(PLAN_POP, 1, PLAN_DELTA)
     v = true_var_d(n, shift)
@@ -412,9 +412,10 @@ def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[
     hits = sum(_one_comparison(rng, T, n, shift, old_p=True) for _ in range(reps))
     rows.append(("z formula, true Var(d_t), tested by the old p_perm", T, hits / reps,
                  math.sqrt(hits / reps * (1 - hits / reps) / reps)))
+    single = "new, single-agent pilot" + ("" if n > 1 else " (icc not given: bound)")
     plans: dict[str, list] = {k: [] for k in (
-        "old power(), single-agent pilot", "new, single-agent pilot" + ("" if n > 1 else " (icc not given: bound)"),
-        "old power(), paired pilot", "new, paired pilot")}
+        "old power(), single-agent pilot", single, single + ", estimate plugged in",
+        "old power(), paired pilot", "new, paired pilot", "new, paired pilot, estimate plugged in")}
     if n == 1:
         plans["new, single-agent pilot, icc = true value"] = []
         plans["new, single-agent pilot, icc = 0.40 (τ-bench gpt-4o airline)"] = []
@@ -425,19 +426,21 @@ def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[
         Ts = {}
         Ts["old power(), single-agent pilot"] = old_tasks_needed(PLAN_DELTA, old_power_var(C[:, 1:], n), power=PLAN_POWER)
         Ts["old power(), paired pilot"] = old_tasks_needed(PLAN_DELTA, old_power_var(C, n), power=PLAN_POWER)
-        key = "new, single-agent pilot" + ("" if n > 1 else " (icc not given: bound)")
-        # the two headline plans through the public API (tauk.stats.power_analysis on a trials frame)
-        Ts[key] = power_analysis(_pilot_frame(C[:, 1:], n, ["B"]), delta=PLAN_DELTA, target_power=PLAN_POWER,
-                                 trials_per_task=(n,)).tasks_needed  # fmt: skip
-        Ts["new, paired pilot"] = power_analysis(_pilot_frame(C, n, ["A", "B"]), delta=PLAN_DELTA,
-                                                 target_power=PLAN_POWER, trials_per_task=(n,)).tasks_needed  # fmt: skip
-        assert Ts["new, paired pilot"] == tasks_needed(
+        # the new plans through the public API (tauk.stats.power_analysis on a trials frame), with its default
+        # (planned on average over the pilot's uncertainty) and with the estimate plugged in
+        one, both = _pilot_frame(C[:, 1:], n, ["B"]), _pilot_frame(C, n, ["A", "B"])
+        for suffix, unc in (("", True), (", estimate plugged in", False)):
+            Ts[single + suffix] = power_analysis(one, delta=PLAN_DELTA, target_power=PLAN_POWER, trials_per_task=(n,),
+                                                 pilot_uncertainty=unc).tasks_needed  # fmt: skip
+            Ts["new, paired pilot" + suffix] = power_analysis(both, delta=PLAN_DELTA, target_power=PLAN_POWER,
+                                                              trials_per_task=(n,), pilot_uncertainty=unc).tasks_needed  # fmt: skip
+        assert Ts["new, paired pilot, estimate plugged in"] == tasks_needed(
             PLAN_DELTA, variance_from_paired_pilot(nn, C[:, 0], nn, C[:, 1]).var_d(n), power=PLAN_POWER)
         if n == 1:
-            Ts["new, single-agent pilot, icc = true value"] = tasks_needed(
-                PLAN_DELTA, variance_from_pilot(nn, C[:, 1], icc=icc_true).var_d(n), power=PLAN_POWER)
-            Ts["new, single-agent pilot, icc = 0.40 (τ-bench gpt-4o airline)"] = tasks_needed(
-                PLAN_DELTA, variance_from_pilot(nn, C[:, 1], icc=0.40).var_d(n), power=PLAN_POWER)
+            Ts["new, single-agent pilot, icc = true value"] = power_analysis(
+                one, delta=PLAN_DELTA, target_power=PLAN_POWER, trials_per_task=(n,), icc=icc_true).tasks_needed
+            Ts["new, single-agent pilot, icc = 0.40 (τ-bench gpt-4o airline)"] = power_analysis(
+                one, delta=PLAN_DELTA, target_power=PLAN_POWER, trials_per_task=(n,), icc=0.40).tasks_needed
         for k2, T in Ts.items():
             plans[k2].append((T, _one_comparison(rng, T, n, shift)))
     for name, res in plans.items():

@@ -213,9 +213,50 @@ def test_power_headline_agrees_with_table_when_between_clips_to_zero():
         for t in range(40):
             rows += [{"agent": agent, "task_id": t, "trial": i, "reward": float(i < c[t])} for i in range(4)]
     res = power_analysis(make_trials(rows), delta=0.1, trials_per_task=[1, 4])
-    assert res.var_between == 0.0  # the observed Var(d̄_t) is below the pilot's trial noise: clipped
+    assert res.var_between == 0.0  # the observed Var(d̄_t) is below the pilot's trial noise: reported clipped
     row4 = res.frame.filter(pl.col("trials_per_task") == 4).row(0, named=True)
     assert res.var_d == pytest.approx(row4["var_d"]) and res.tasks_needed == row4["tasks_needed"]
+    # ... but the plan at the pilot's own trials per task uses the observed Var(d̂_t), not the clipped split
+    # (clipping over-planned: 83.6 % delivered instead of 80 % in benchmarks/calibration_compare_results.txt)
+    d = {a: np.zeros(40) for a in ("A", "B")}
+    for r in rows:
+        d[r["agent"]][r["task_id"]] += r["reward"] / 4
+    observed = float(np.var(d["A"] - d["B"], ddof=1))
+    assert res.var_d == pytest.approx(observed, rel=1e-9) and "< 0, reported as 0" in res.note
+    assert res.var_d < 0.0 + res.var_within / 4  # what the clipped split would have planned with
+    # more trials never plan for more variance
+    assert res.frame["var_d"].to_list() == sorted(res.frame["var_d"].to_list(), reverse=True)
+
+
+def test_power_plans_for_the_pilots_uncertainty():
+    from tauk.stats.sample_size import VarianceModel, expected_power_t, pilot_df, power_t
+
+    # the expected power lies below the plug-in power (concavity) and tends to it as the estimate firms up
+    assert expected_power_t(63, 0.1, 0.077, 20) < expected_power_t(63, 0.1, 0.077, 200) < power_t(63, 0.1, 0.077)
+    assert expected_power_t(63, 0.1, 0.077, 1e7) == pytest.approx(power_t(63, 0.1, 0.077), abs=1e-4)
+    # a plan for an estimated variance needs more tasks, the fewer the degrees of freedom
+    assert tasks_needed(0.1, 0.077) <= tasks_needed(0.1, 0.077, df=200) < tasks_needed(0.1, 0.077, df=20)
+    T = tasks_needed(0.1, 0.077, df=20)
+    assert expected_power_t(T, 0.1, 0.077, 20) >= 0.8 > expected_power_t(T - 1, 0.1, 0.077, 20)
+    # the jackknife degrees of freedom of a sample variance of normal data are about T − 1 ...
+    x = np.random.default_rng(5).standard_normal(2000)
+
+    def fit(a):
+        return VarianceModel(float(np.var(a[0], ddof=1)), 0.0, "test", True, "")
+
+    (df,) = pilot_df(fit, [x], [1])
+    assert 1600 < df < 2400
+    # ... and far fewer for heavy-tailed differences (few tasks where the agents disagree)
+    y = np.zeros(2000)
+    y[:40] = np.where(np.arange(40) % 2 == 0, 1.0, -1.0)
+    (df_heavy,) = pilot_df(fit, [y], [1])
+    assert df_heavy < 100
+    # the public plan uses it by default, and plugs the estimate in on request
+    rows = _two_agents([1, 0, 1, 1, 0, 1, 0, 1], [0, 0, 1, 0, 0, 1, 1, 1])
+    res = power_analysis(make_trials(rows), delta=0.1)
+    plug = power_analysis(make_trials(rows), delta=0.1, pilot_uncertainty=False)
+    assert res.df is not None and plug.df is None and res.var_d == plug.var_d
+    assert res.tasks_needed == tasks_needed(0.1, res.var_d, df=res.df) > plug.tasks_needed == tasks_needed(0.1, res.var_d)
 
 
 def test_power_one_trial_pilot_has_no_split_and_input_checks():
@@ -224,7 +265,7 @@ def test_power_one_trial_pilot_has_no_split_and_input_checks():
     # one trial per task: Var(d_t) at 1 trial is identified, its split is not — more trials assumed not to help
     assert res.icc is None and not res.identified and "within = 0 assumed" in res.note
     assert res.var_within == 0.0 and res.frame["var_d"].n_unique() == 1 and res.frame.height == 6
-    assert res.tasks_needed == tasks_needed(0.1, res.var_d)
+    assert res.tasks_needed == tasks_needed(0.1, res.var_d, df=res.df) > tasks_needed(0.1, res.var_d)
     assert res.var_d == pytest.approx(np.var(np.array([1, 0, 1, 1, 0, 1]) - np.array([0, 0, 1, 0, 0, 1]), ddof=1))
     stated = power_analysis(make_trials(rows), delta=0.1, icc=0.4, trials_per_task=[1, 4])
     assert stated.var_within > 0 and stated.frame["tasks_needed"][1] < stated.frame["tasks_needed"][0]

@@ -12,9 +12,9 @@ With m trials per task and agent, Var(d_t) = σ²_between + σ²_within / m (pas
 (:mod:`tauk.stats.sample_size`):
 
 * **paired pilot** (both agents on the same tasks, ≥ 2 trials): σ²_within from the unbiased per-task trial
-  variances c(n−c)/(n(n−1)) of each agent, σ²_between = Var(d̂_t) − the pilot's trial noise (clipped at 0). With one
-  trial per task only Var(d_t) at m = 1 is identified: the within part is 0 (more trials do not help: a
-  conservative plan) unless an ``icc`` is stated;
+  variances c(n−c)/(n(n−1)) of each agent, σ²_between = Var(d̂_t) − the pilot's trial noise (reported clipped at
+  0; plans at up to the pilot's trials per task use it unclipped). With one trial per task only Var(d_t) at m = 1
+  is identified: the within part is 0 (more trials do not help: a conservative plan) unless an ``icc`` is stated;
 * **single-agent pilot**: the two future agents are taken to share task difficulty (pairing removes it), to differ
   task by task with a stated ``disagreement`` variance (default 0), and to have the pilot agent's trial noise:
   σ²_within = 2·E[p(1−p)], estimated without bias from tasks with ≥ 2 trials; with one trial per task bounded by
@@ -23,7 +23,8 @@ With m trials per task and agent, Var(d_t) = σ²_between + σ²_within / m (pas
   too many tasks at 4 trials per task.)
 
 Measured (``benchmarks/calibration.py --section compare``; τ-bench-like population, δ = 0.1, 80 % target): with the
-true variance the plans deliver 80.7 % (1 trial/task) and 80.3 % (4 trials/task); from 50-task pilots 78.3–79.0 %.
+true variance the plans deliver 80.7 % (1 trial/task) and 80.3 % (4 trials/task); from 50-task pilots 79.4–80.9 %
+(planned on average over the pilot's uncertainty; 77.5–79.9 % with the estimate plugged in).
 
 Entry point: :func:`power_analysis` (``power(delta, alpha, power, …)``, whose parameter shared its name, is kept for
 one release as a deprecated alias). The target power is ``target_power`` everywhere (1 − β).
@@ -47,7 +48,7 @@ from tauk.table import SummaryTable
 from ._core import as_trials, prepare_trials, task_groups
 from ._pairing import pair_tasks
 from .compare import Comparison
-from .sample_size import plan, power_t, variance_from_paired_pilot, variance_from_pilot
+from .sample_size import pilot_df, plan, power_t, variance_from_paired_pilot, variance_from_pilot
 from .sample_size import tasks_needed as _tasks_needed
 
 __all__ = ["PowerResult", "power_analysis", "power", "tasks_needed"]
@@ -63,7 +64,8 @@ TRIALS_PER_TASK: tuple[int, ...] = (1, 2, 3, 4, 8, 16)
 
 
 @keyword_options(("delta", "var_d", "alpha", "power"), renamed={"power": "target_power"})
-def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_power: float = TARGET_POWER) -> int:
+def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_power: float = TARGET_POWER,
+                 df: float | None = None) -> int:  # fmt: skip
     """Tasks needed to detect a mean per-task difference ``delta`` with the paired t test compare() reports: the
     smallest T ≥ 2 whose power (noncentral t, T − 1 df) is at least ``target_power``.
 
@@ -80,6 +82,10 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_pow
         Two-sided level of the test (default 0.05).
     target_power
         Power 1 − β (default 0.8). (Called ``power`` before; ``power=`` still works for one release.)
+    df
+        When ``var_d`` is an estimate: its degrees of freedom. The plan then reaches ``target_power`` on average
+        over what the estimate leaves uncertain (:func:`tauk.stats.sample_size.expected_power_t`); None (default)
+        takes ``var_d`` as known.
 
     Returns
     -------
@@ -98,7 +104,7 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_pow
     """
     if not (0 < alpha < 1 and 0 < target_power < 1):
         raise TaukError("alpha and target_power must lie in (0, 1)")
-    return _tasks_needed(delta, float(var_d), alpha=alpha, power=target_power)
+    return _tasks_needed(delta, float(var_d), alpha=alpha, power=target_power, df=df)
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,7 @@ class PowerResult:
     note: str = ""
     identified: bool = True
     var_p: float | None = None
+    df: float | None = None  # effective degrees of freedom of var_d (None: taken as known)
 
     def to_frame(self) -> pl.DataFrame:
         """One row per trials-per-task value."""
@@ -147,7 +154,7 @@ class PowerResult:
         """Tasks needed at the pilot's own trials per task (or for the given var_d)."""
         if self.var_d is None:
             return None
-        return tasks_needed(self.delta, self.var_d, alpha=self.alpha, target_power=self.target_power)
+        return tasks_needed(self.delta, self.var_d, alpha=self.alpha, target_power=self.target_power, df=self.df)
 
     def summary(self) -> SummaryTable:
         """The table (text, HTML, LaTeX): tasks needed per trials per task, with the variance split as notes."""
@@ -163,6 +170,10 @@ class PowerResult:
             icc = "" if self.icc is None else f", ICC = {self.icc:.3f}"
             notes.append(f"Var(d_t) = σ²_between + σ²_within / n: σ²_between = {self.var_between:.6g}, "
                          f"σ²_within = {self.var_within:.6g}{icc}")  # fmt: skip
+        if self.df is not None:
+            notes.append(f"planned for the power on average over the pilot's uncertainty about Var(d_t) (jackknife "
+                         f"over its {self.pilot_tasks} tasks: {self.df:.0f} degrees of freedom at its trials per "
+                         "task); power_analysis(..., pilot_uncertainty=False) plugs the estimate in")  # fmt: skip
         if self.note:
             notes.append(("" if self.identified else "not identified from the pilot: ") + self.note)
         return SummaryTable.build("tasks needed", ["trials/task", "Var(d_t)", "tasks", "trials/agent", "power"], rows,
@@ -190,6 +201,7 @@ def power_analysis(
     reward: str = "reward",
     disagreement: float = 0.0,
     icc: float | None = None,
+    pilot_uncertainty: bool = True,
 ) -> PowerResult:
     """Tasks needed to detect a pass^1 difference ``delta`` with the paired t test, and how that falls with
     trials per task.
@@ -224,6 +236,11 @@ def power_analysis(
         One-trial pilots: the intra-task correlation Var_t(p) / (p̄(1 − p̄)) to assume, which one trial per task
         cannot estimate (0.40 on τ-bench's gpt-4o airline run). Without it a single-agent plan uses the bound
         p̄(1 − p̄) and a paired plan assumes more trials per task do not help (both conservative).
+    pilot_uncertainty
+        Plan for ``target_power`` on average over what the pilot leaves uncertain about Var(d_t) (default): its
+        estimate's effective degrees of freedom come from a jackknife over the pilot's tasks
+        (:func:`tauk.stats.sample_size.pilot_df`). False plugs the estimate in, which delivers 1–3 points less
+        power than planned from a 50-task pilot (power is concave in the variance).
 
     Returns
     -------
@@ -242,9 +259,9 @@ def power_analysis(
     >>> res = tauk.load("data")
     >>> pw = tauk.stats.power_analysis(res, delta=0.1, a="atlas-small", b="baseline", trials_per_task=[1, 4])
     >>> pw.tasks_needed, pw.to_frame()["tasks_needed"].to_list()
-    (81, [315, 81])
+    (79, [313, 79])
     >>> tauk.stats.power_analysis(res.filter(agent="baseline"), delta=0.1, trials_per_task=[1, 4]).tasks_needed
-    71
+    72
     >>> tauk.stats.power_analysis(delta=0.1, var_d=0.25).tasks_needed
     199
     """
@@ -285,22 +302,28 @@ def power_analysis(
     if pairs[0][0].size < 2:
         raise TaukError("the pilot needs at least 2 tasks to estimate a variance")
     if len(pairs) == 2:
-        model = variance_from_paired_pilot(*pairs[0], *pairs[1], icc=icc)
+        def fit(a):
+            return variance_from_paired_pilot(*a, icc=icc)
     else:
-        model = variance_from_pilot(*pairs[0], disagreement=disagreement, icc=icc)
+        def fit(a):
+            return variance_from_pilot(*a, disagreement=disagreement, icc=icc)
+    arrays = [x for pair in pairs for x in pair]
+    model = fit(arrays)
     between, within = model.between, model.within
     mean_n = float(np.mean([n.mean() for n, _ in pairs]))
+    ms = sorted({int(n) for n in trials_per_task})
+    dfs = pilot_df(fit, arrays, [*ms, mean_n]) if pilot_uncertainty else [None] * (len(ms) + 1)
     if model.identified and len(pairs) == 2:
         share = between / (between + within) if between + within > 0 else None
     else:  # one agent: the between part is the stated disagreement; one trial: the icc stated (or None)
         share = icc
-    rows = plan(delta, model, trials=sorted({int(n) for n in trials_per_task}), alpha=alpha, power=target_power)
+    rows = [plan(delta, model, trials=[m], alpha=alpha, power=target_power, df=d)[0] for m, d in zip(ms, dfs)]
     frame = pl.DataFrame(rows, schema=FRAME_SCHEMA)
-    # the headline figure at the pilot's own trials per task follows the same model as the table (with
-    # σ²_between clipped at 0 it is the pilot's trial noise, slightly above the observed variance)
+    # the headline figure at the pilot's own trials per task follows the same model as the table (there, for a
+    # paired pilot, the observed Var(d̂_t): VarianceModel.var_d)
     return PowerResult(float(delta), alpha, target_power, model.var_d(mean_n), between, within, share, mean_n,
                        int(pairs[0][0].size), model.source, frame, model.note, model.identified,
-                       model.var_p)  # fmt: skip
+                       model.var_p, dfs[-1])  # fmt: skip
 
 
 FRAME_SCHEMA = {"trials_per_task": pl.Int64, "var_d": pl.Float64, "tasks_needed": pl.Int64, "trials_needed": pl.Int64,

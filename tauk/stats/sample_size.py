@@ -9,34 +9,42 @@ two-sided t test with T − 1 df, from the noncentral t:
 
 and ``tasks_needed`` is the smallest T with power(T) ≥ 1 − β. The normal formula T = (z_{1−α/2} + z_{1−β})²·σ_d²/δ²
 that power() used before this release is about 2 tasks short at T ≈ 60 and that test is what matters most: power() planned for
-a z/t test while compare() reported the conservative sign-flip p, which delivered 74.6 % instead of 80 %.
+a z/t test while compare() reported the conservative sign-flip p, which delivered 75.4–78.4 % instead of 80 %.
 
 Measured (``benchmarks/calibration_compare.py``; shared-difficulty population Beta(0.63, 0.88) fitted to τ-bench's
 gpt-4o airline run, δ = 0.1 by a logit shift, 80 % power, planned at the pilot's n; 3,000 pilot + benchmark draws
 per row, SE 0.7 points; delivered = share of benchmarks of the planned size whose paired-t p is < 0.05):
 
-==============================================  ===========  ===========  ===========  ===========
-plan                                            n=1: tasks   delivered    n=4: tasks   delivered
-==============================================  ===========  ===========  ===========  ===========
-noncentral t, true Var(d_t)                     236          80.7 %       63           80.3 %
-new, 50-task single-agent pilot                 385 (bound)  93.9 %       60           79.0 %
-new, single-agent pilot, icc = 0.40 given       232          78.5 %       —            —
-new, 50-task paired pilot                       235          78.3 %       66           83.6 %
-old power(), single-agent pilot                 391          94.9 %       210          99.9 %
-old power(), paired pilot                       233          77.7 %       64           81.7 %
-==============================================  ===========  ===========  ===========  ===========
+==================================================  ===========  ===========  ===========  ===========
+plan                                                n=1: tasks   delivered    n=4: tasks   delivered
+==================================================  ===========  ===========  ===========  ===========
+noncentral t, true Var(d_t)                         236          80.7 %       63           80.3 %
+new, 50-task paired pilot                           244          79.7 %       64           80.9 %
+new, 50-task single-agent pilot                     386 (bound)  94.5 %       60           79.5 %
+new, single-agent pilot, icc = 0.40 given           232          79.4 %       —            —
+new, paired pilot, estimate plugged in              235          77.8 %       61           79.9 %
+new, single-agent pilot, estimate plugged in        385 (bound)  95.1 %       59           77.5 %
+old power(), single-agent pilot                     391          94.8 %       211          99.9 %
+old power(), paired pilot                           233          77.4 %       63           81.7 %
+==================================================  ===========  ===========  ===========  ===========
 
-(medians of the planned tasks). The old pairing of the normal formula with the old headline p (the exact sign-flip
-p_perm) delivered 76.6 % (n = 4, 61 tasks) and 77.0 % (n = 1, 234 tasks) here, ± 0.9. With the true variance the plan delivers its power; from a 50-task pilot it
-delivers 1–2 points less (the pilot's variance estimate is noisy and power is concave in it), and a paired pilot
-whose agents barely disagree over-plans slightly (σ²_between is clipped at 0).
+(medians of the planned tasks; ``benchmarks/calibration_compare_results.txt``). The old pairing of the normal
+formula with the old headline p (the exact sign-flip p_perm) delivered 75.4 % (n = 1, 234 tasks) and 78.4 % (n = 4,
+61 tasks) here. With the true variance the plan delivers its power. With the pilot's estimate plugged in it
+delivers up to 2.5 points less — the estimate is noisy and power is concave in it — so the plan is for the power on
+average over the pilot's uncertainty (:func:`expected_power_t`: σ² = σ̂²·df/χ²_df, df from a jackknife over the
+pilot's tasks, :func:`pilot_df`, which sees the heavy tails of few disagreeing tasks that T − 1 would not):
+79.4–80.9 % delivered from every pilot that identifies the variance. A paired pilot whose agents barely disagree used
+to over-plan (σ²_between clipped at 0 before planning: 66 tasks where 63 suffice, 83.6 % delivered at n = 4); the
+plan now uses the unclipped estimate up to the pilot's trials per task, where it is the observed Var(d̂_t), and
+clips only when extrapolating to more trials.
 
 Var(d_t) from pilot data (pass^1, m trials per task and agent)
 ----------------------------------------------------------------
     Var(d_t) = σ²_between + w / m,   σ²_between = Var_t(p_A,t − p_B,t),   w = E_t[p_A(1 − p_A) + p_B(1 − p_B)].
 
 * **Paired pilot** (both agents, n ≥ 2 trials): w from the unbiased per-task c(n − c)/(n(n − 1)) of each agent,
-  σ²_between = Var(d̂_t) − mean_t(trial noise), clipped at 0. With n = 1, Var(d_t) at one trial is identified
+  σ²_between = Var(d̂_t) − mean_t(trial noise) (reported clipped at 0; see :meth:`VarianceModel.var_d`). With n = 1, Var(d_t) at one trial is identified
   (the sample variance of d_t) but not its split: planning at m = 1 uses it as is; for m > 1 the within part is
   (1 − icc)·(p̄_A(1 − p̄_A) + p̄_B(1 − p̄_B)) with a given ``icc``, else 0 (conservative: more trials do not help).
 * **Single-agent pilot**: the future agents are assumed to share task difficulty — p_A,t − p_B,t is the same on
@@ -65,6 +73,8 @@ from tauk.errors import TaukError
 
 __all__ = [
     "VarianceModel",
+    "expected_power_t",
+    "pilot_df",
     "plan",
     "power_t",
     "tasks_needed",
@@ -98,14 +108,42 @@ def power_t(T: int | Sequence[int] | np.ndarray, delta: float, var_d: float, *, 
     return float(pw) if pw.ndim == 0 else pw
 
 
-def tasks_needed(delta: float, var_d: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
+_NODES = 48  # quantile nodes of χ²_df for the expected power over a pilot's variance estimate
+
+
+def expected_power_t(T: int, delta: float, var_d: float, df: float | None, *, alpha: float = 0.05) -> float:
+    """:func:`power_t` averaged over what a pilot leaves uncertain about Var(d_t): σ² = var_d·df/χ²_df (the
+    distribution of σ² given an estimate with ``df`` degrees of freedom); ``df=None``: ``power_t`` itself.
+
+    >>> from tauk.stats.sample_size import expected_power_t
+    >>> round(expected_power_t(63, 0.1, 0.0770, None), 3), round(expected_power_t(63, 0.1, 0.0770, 49), 3)
+    (0.804, 0.791)
+    """
+    if df is None or var_d == 0:
+        return float(power_t(T, delta, var_d, alpha=alpha))
+    q = stats.chi2.ppf((np.arange(_NODES) + 0.5) / _NODES, df)
+    s2 = var_d * df / q
+    if T < 2:
+        return float("nan")
+    ncp = abs(delta) * np.sqrt(T / s2)
+    crit = stats.t.ppf(1.0 - alpha / 2.0, T - 1.0)
+    return float(np.mean(stats.nct.sf(crit, T - 1.0, ncp) + stats.nct.cdf(-crit, T - 1.0, ncp)))
+
+
+def tasks_needed(delta: float, var_d: float, *, alpha: float = 0.05, power: float = 0.8,
+                 df: float | None = None) -> int:  # fmt: skip
     """Smallest T ≥ 2 with :func:`power_t` (T) ≥ ``power``: tasks needed for the paired t test compare() reports.
+    With ``df`` (var_d estimated from a pilot with that many degrees of freedom) the power is the expected one,
+    :func:`expected_power_t`: the plan delivers its power on average over pilots, not only when the pilot's
+    estimate happens to be right (power is concave in the variance, so plugging in the estimate falls short).
 
     Examples
     --------
     >>> from tauk.stats.sample_size import tasks_needed
     >>> tasks_needed(0.1, 0.0770)  # the normal formula gives 61
     63
+    >>> tasks_needed(0.1, 0.0770, df=49)  # the same variance, estimated with 49 degrees of freedom
+    65
     """
     if delta == 0:
         raise TaukError("delta must be nonzero")
@@ -113,13 +151,23 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = 0.05, power: floa
         raise TaukError("alpha and power must lie in (0, 1)")
     if var_d < 0:
         raise TaukError("var_d must be ≥ 0")
+    if df is not None and not df > 0:
+        raise TaukError("df must be > 0")
     if var_d == 0:
         return 2
     z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
     T = max(2, int(math.floor(z * z * var_d / (delta * delta))))  # the normal answer is never too large
     while power_t(T, delta, var_d, alpha=alpha) < power:
         T += 1
-    return T
+    if df is None:
+        return T
+    lo, hi = T - 1, T  # expected power is below the plug-in power: search upward (doubling, then bisection)
+    while expected_power_t(hi, delta, var_d, df, alpha=alpha) < power:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if expected_power_t(mid, delta, var_d, df, alpha=alpha) < power else (lo, mid)
+    return hi
 
 
 class VarianceModel(NamedTuple):
@@ -135,9 +183,19 @@ class VarianceModel(NamedTuple):
     identified: bool
     note: str
     var_p: float | None = None
+    between_raw: float | None = None  # the unclipped estimate of σ²_between when it is < 0 (a paired pilot)
+    pilot_trials: float | None = None  # the pilot's mean trials per task (where between_raw is used)
 
     def var_d(self, trials: float) -> float:
-        return self.between + self.within / trials
+        """Var(d_t) at ``trials`` per task. Where the unclipped σ²_between is negative, up to the pilot's own
+        trials per task it is used as is (unbiased: at the pilot's trials the estimate is the observed Var(d̂_t)),
+        beyond them the smaller of that and within/trials (more trials never plan for more variance)."""
+        if self.between_raw is None or self.between_raw >= 0 or self.pilot_trials is None:
+            return self.between + self.within / trials
+        at_pilot = self.between_raw + self.within / self.pilot_trials
+        if trials <= self.pilot_trials:
+            return self.between_raw + self.within / trials
+        return min(at_pilot, self.within / trials)
 
 
 def _split_counts(n, c):
@@ -216,8 +274,10 @@ def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) 
     >>> from tauk.stats.sample_size import variance_from_paired_pilot
     >>> ca, cb = np.array([4, 3, 0, 2, 4, 1]), np.array([3, 3, 0, 1, 2, 0])
     >>> m = variance_from_paired_pilot(np.full(6, 4), ca, np.full(6, 4), cb)
-    >>> round(m.between, 4), round(m.within, 4), round(m.var_d(4), 4)
-    (0.0, 0.3194, 0.0799)
+    >>> round(m.between, 4), round(m.within, 4), round(m.var_d(4), 4)  # at the pilot's 4 trials: Var(d̂_t)
+    (0.0, 0.3194, 0.0354)
+    >>> round(float(np.var(ca / 4 - cb / 4, ddof=1)), 4), round(m.var_d(8), 4)  # more trials never plan for more
+    (0.0354, 0.0354)
     """
     n_a, c_a = _split_counts(n_a, c_a)
     n_b, c_b = _split_counts(n_b, c_b)
@@ -229,8 +289,16 @@ def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) 
         wa = c_a * (n_a - c_a) / (n_a * (n_a - 1.0))
         wb = c_b * (n_b - c_b) / (n_b * (n_b - 1.0))
         noise = float(np.mean(wa / n_a + wb / n_b))
-        return VarianceModel(max(v - noise, 0.0), float(np.mean(wa + wb)), "paired pilot", True,
-                             "between = Var(d̂_t) − trial noise (clipped at 0)")
+        within = float(np.mean(wa + wb))
+        # the trials per task at which Var(d̂_t) = between + within / m holds exactly: within / noise (= n when
+        # every task has the same n)
+        m_pilot = within / noise if noise > 0 else float(np.mean(np.concatenate([n_a, n_b])))
+        b = v - noise
+        note = "between = Var(d̂_t) − trial noise"
+        if b < 0:
+            note += (f" = {b:.4g} < 0, reported as 0; plans at up to the pilot's {m_pilot:.3g} trials per task use "
+                     "it as is (there Var(d_t) is the observed Var(d̂_t)), beyond them min(that, σ²_within / n)")
+        return VarianceModel(max(b, 0.0), within, "paired pilot", True, note, between_raw=b, pilot_trials=m_pilot)
     if icc is not None and not 0 <= icc < 1:
         raise TaukError("icc must lie in [0, 1)")
     pa, pb = float(np.mean(c_a / n_a)), float(np.mean(c_b / n_b))
@@ -240,6 +308,27 @@ def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) 
     return VarianceModel(v - w, w, "paired pilot, 1 trial/task", False, note)
 
 
+def pilot_df(fit, arrays: Sequence[np.ndarray], trials: Sequence[float]) -> list[float | None]:
+    """Effective degrees of freedom of a pilot's Var(d_t) estimate at each number of trials per task:
+    2·v² / Var̂(v), Var̂ the jackknife over the pilot's tasks (T − 1 for the sample variance of normal data;
+    fewer when the per-task differences are heavy-tailed, as few discordant tasks make them). ``fit(arrays)`` →
+    :class:`VarianceModel`; ``arrays``: per-task arrays, all cut together. None where the estimate does not vary.
+
+    >>> import numpy as np
+    >>> from tauk.stats.sample_size import pilot_df, variance_from_paired_pilot
+    >>> rng = np.random.default_rng(0)
+    >>> n = np.full(50, 4); ca, cb = rng.binomial(4, 0.5, 50), rng.binomial(4, 0.45, 50)
+    >>> [round(x) for x in pilot_df(lambda a: variance_from_paired_pilot(*a), [n, ca, n, cb], [1, 4])]
+    [1098, 59]
+    """
+    T = arrays[0].size
+    keep = ~np.eye(T, dtype=bool)
+    loo = np.array([[fit([a[keep[i]] for a in arrays]).var_d(m) for m in trials] for i in range(T)])
+    full = np.array([fit(list(arrays)).var_d(m) for m in trials])
+    var_jack = (T - 1) / T * ((loo - loo.mean(0)) ** 2).sum(0)
+    return [None if vj <= 0 or v <= 0 else float(2.0 * v * v / vj) for v, vj in zip(full, var_jack)]
+
+
 def plan(
     delta: float,
     model: VarianceModel | float,
@@ -247,11 +336,13 @@ def plan(
     trials: Sequence[int] = (1, 2, 4, 8),
     alpha: float = 0.05,
     power: float = 0.8,
+    df: float | None = None,
 ) -> list[dict]:
     """Tasks needed at each number of trials per task (rows for a table).
 
     ``model``: a :class:`VarianceModel` (Var(d_t) = between + within/m at m trials) or a fixed Var(d_t). Each row:
-    trials_per_task, var_d, tasks_needed, trials_needed (per agent = m·T) and power (of the t test at that T).
+    trials_per_task, var_d, tasks_needed, trials_needed (per agent = m·T) and power (of the t test at that T; with
+    ``df``, the pilot's degrees of freedom, the expected power over the pilot's uncertainty, as planned).
 
     Examples
     --------
@@ -265,7 +356,7 @@ def plan(
         if m < 1:
             raise TaukError("trials per task must be ≥ 1")
         v = model.var_d(m) if isinstance(model, VarianceModel) else float(model)
-        T = tasks_needed(delta, v, alpha=alpha, power=power)
+        T = tasks_needed(delta, v, alpha=alpha, power=power, df=df)
         rows.append({"trials_per_task": int(m), "var_d": v, "tasks_needed": T, "trials_needed": T * int(m),
-                     "power": power_t(T, delta, v, alpha=alpha)})
+                     "power": expected_power_t(T, delta, v, df, alpha=alpha)})
     return rows
