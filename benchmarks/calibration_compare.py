@@ -563,9 +563,9 @@ def section_power(args, out) -> dict:
         rows = simulate_plans(n, reps, _seed(args.seed, "plan", n), icc_true=1 / (0.63 + 0.88 + 1))
         res_all[n] = rows
         out(f"\npilots and plans with n = {n} trial(s) per task")
-        out(f"  {'plan':62} {'tasks (median)':>14} {'delivered':>10} {'± SE':>6}")
+        out(f"  {'plan':68} {'tasks (median)':>14} {'delivered':>10} {'± SE':>6}")
         for name, T, pw, se in rows:
-            out(f"  {name:62} {T:14.0f} {100 * pw:9.1f}% {100 * se:6.1f}")
+            out(f"  {name:68} {T:14.0f} {100 * pw:9.1f}% {100 * se:6.1f}")
     return res_all
 
 

@@ -15,7 +15,7 @@ double bootstrap):
     4. u_s = posterior CDF of y*_s at the simulating value E[p^k](α_s, β_s); z_s = Φ⁻¹(u_s) ~ N(m, s²) fitted, and
        the interval is the posterior quantiles at levels Φ(m ∓ 1.96 s) instead of 2.5 % / 97.5 %.
 
-It costs ~30 ms a group (400 simulations), within the speed target, but it over-corrects (this script's output,
+It costs ~16 ms a group (400 simulations), within the speed target, but it over-corrects (this script's output,
 ``benchmarks/results/level_calibration_400.txt``): the coverage that the simulations measure is that of the fitted
 population, and at T = 10–20 the fit cannot tell a homogeneous population (where the interval over-covers most)
 from the truth, so the levels move too far. Not built into ``tauk.stats``.

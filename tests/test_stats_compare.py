@@ -303,3 +303,43 @@ def test_every_result_object_renders_escaped():
         recs = o.records()
         assert isinstance(recs, list) and all(isinstance(r, dict) for r in recs)
         json.dumps(recs)  # JSON-ready
+
+
+def test_power_plans_edge_cases():
+    from tauk.stats.sample_size import expected_power_t, pilot_df, power_t, variance_from_paired_pilot
+
+    # large noncentrality: scipy's lower-tail cdf returns NaN there; the power stays a number and the search exact
+    assert power_t(63, 0.1, 0.001) == pytest.approx(1.0)  # noncentrality 25: the old formula gave NaN
+    assert all(np.isfinite(expected_power_t(T, 0.1, 0.077, 2)) for T in (63, 118, 155, 1000))
+    T = tasks_needed(0.1, 0.077, df=2)
+    assert expected_power_t(T, 0.1, 0.077, 2) >= 0.8 > expected_power_t(T - 1, 0.1, 0.077, 2)
+    assert math.isnan(expected_power_t(1, 0.1, 0.077, 0.01))  # T < 2: NaN before anything is computed
+    with pytest.raises(TaukError):
+        expected_power_t(10, 0.1, 0.077, 0.0)
+    with pytest.raises(TaukError):
+        expected_power_t(10, 0.1, -1.0, 5)
+    # two-task pilots: no jackknife (the estimate is plugged in), no error
+    two = power_analysis(make_trials(_two_agents([1, 0], [0, 0])), delta=0.1)
+    assert two.df is None and two.tasks_needed == tasks_needed(0.1, two.var_d)
+    # every task the same difference: the trial noise is planned with, not a variance of 0 (2 tasks)
+    n = np.full(10, 4)
+    c = np.array([4, 3, 0, 2, 4, 1, 2, 3, 1, 0])
+    same = variance_from_paired_pilot(n, c, n, c)
+    assert same.within > 0 and same.var_d(4) == pytest.approx(same.within / 4)
+    # unequal trials per task: a leave-out fit that changes the model's branch does not make the df meaningless
+    n_a = np.array([4] * 9 + [1])
+    c_a = np.array([4, 3, 0, 2, 4, 1, 2, 3, 1, 0])
+    c_b = np.array([3, 3, 0, 1, 2, 0, 2, 4, 1, 1])
+    dfs = pilot_df(lambda a: variance_from_paired_pilot(*a), [n_a, c_a, n_a, c_b], [1, 2, 4])
+    assert dfs == [9.0, 9.0, 9.0]
+    pw = power_analysis(make_trials(_unequal_rows(n_a, c_a, c_b)), delta=0.1, trials_per_task=[1, 2, 4])
+    assert pw.frame["power"].is_finite().all() and pw.frame["var_d"].n_unique() == 1
+    assert pw.frame["tasks_needed"].n_unique() == 1
+
+
+def _unequal_rows(n, c_a, c_b):
+    rows = []
+    for agent, c in (("A", c_a), ("B", c_b)):
+        for t in range(n.size):
+            rows += [{"agent": agent, "task_id": t, "trial": i, "reward": float(i < c[t])} for i in range(n[t])]
+    return rows
