@@ -18,7 +18,8 @@ every option at its default (``method="model"``: ``ci_low``/``ci_high`` for the 
 ``rerun_ci_high`` for the fixed tasks), run through the public API on a trials frame holding every replication as
 a run; on request (``--methods``) the prior variants ``model-jeffreys`` (μ ~ Beta(½, ½)) and ``model-rho-half``
 (ρ ~ Beta(½, ½)), both without the check, ``model-rho-1-1.5`` / ``model-rho-1-2`` (ρ ~ Beta(1, 1.5) / Beta(1, 2),
-with the check), and ``model-nofloor`` (the default without the re-run variance floor).
+with the check), ``model-nofloor`` (the default without the re-run variance floor) and ``model-replace`` (a failed
+check reports the BCa interval alone instead of the union).
 
 Output: one line per (estimand, metric, cell, method): coverage ± Monte-Carlo SE, mean width, misses low (truth
 below the interval) / high (truth above); then per method the cells below 94% / above 96% (the upper bound is only
@@ -212,9 +213,10 @@ MODEL_VARIANTS = {
     "model-rho-1-1.5": dict(prior=M.Prior((1.0, 1.0), (1.0, 1.5))),
     "model-rho-1-2": dict(prior=M.Prior((1.0, 1.0), (1.0, 2.0))),
     "model-nofloor": dict(variance_floor=False),  # the fixed-task interval before the re-run variance floor
+    "model-replace": dict(fallback_mode="replace"),  # a failed check reports the BCa interval alone
 }
 ALL_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "default", "model-jeffreys",
-               "model-rho-half", "model-rho-1-1.5", "model-rho-1-2", "model-nofloor")
+               "model-rho-half", "model-rho-1-1.5", "model-rho-1-2", "model-nofloor", "model-replace")
 DEFAULT_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "default")
 
 

@@ -56,8 +56,13 @@ The two cells below 4 % (T = 20, k = n = 4, τ-bench-fit and U-shaped population
 Binomial(m, ½) under the null, so a test can only add whole splits to its rejections. t already rejects 4–0 (and
 larger) sweeps (conditional size 12.5 %); the next strongest evidence, a 3–0 sweep (25 %), would add 6.0 and 5.7
 points (to 8.7 % and 7.9 %). Only a rule that rejects a 4–1 split (sign-test p = 0.375) while accepting 3–0
-(p = 0.25) would land in 4–6 % here. No sensible non-randomised test reaches 4 % in these cells; the randomised
-sign-flip does only because its p depends on a coin.
+(p = 0.25) would land in 4–6 % here. Exactly: with d_t ∈ {−1, 0, 1} the null is the family P(d_t = ±1) = q/2,
+q ∈ [0, 1], (m⁺, m⁻) is sufficient, and the best non-randomised test for a population is an integer programme
+(``benchmarks/paired_bound.py``, ``benchmarks/results/paired_bound.txt``): of every test whose type-I error is ≤ 5 %
+at every q, the best rejects 2.74 % (τ-bench fit) and 2.22 % (U-shaped) there — what t rejects — and 2.84 % /
+2.28 % even if 6 % is allowed at every q; one test for all ten ternary cells at T = 20 reaches at most 2.22 % in
+the worst. The randomised sign-flip reaches 4–6 % only because its p depends on a coin. t's own exact type-I at
+T = 20 peaks at 5.74 % (q = 0.69, agents that disagree on ~14 of 20 tasks).
 
 Degenerate data: every d_t = c. Then s = 0 and t is undefined; the exact sign-flip answer is used: p = 1 if c = 0,
 else 2^{1−T}, and the interval is [c, c] when 2^{1−T} < α (T ≥ 6 at α = 0.05), [−1, 1] otherwise (every δ ≠ c has
