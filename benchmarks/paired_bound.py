@@ -6,7 +6,8 @@ pass^k are equal" is, for tasks drawn independently, exactly the one-parameter f
     P(d_t = +1) = P(d_t = −1) = q/2,   P(d_t = 0) = 1 − q,   q ∈ [0, 1]  (q: the chance a task is discordant),
 
 and (m⁺, m⁻), the numbers of tasks with d_t = +1 / −1, are sufficient. A non-randomised test that treats tasks
-alike is a set of rejected (m⁺, m⁻); its type-I error at q is R(q) = Σ P_q(m⁺, m⁻) over that set. This script
+alike is a set of rejected (m⁺, m⁻) — and one that treats the two agents alike (the same answer for compare(a, b)
+and compare(b, a)) rejects (m⁺, m⁻) with (m⁻, m⁺); its type-I error at q is R(q) = Σ P_q(m⁺, m⁻) over that set. This script
 finds, by mixed-integer programming (``scipy.optimize.milp``), the largest type-I error such a test can have at the
 populations of ``benchmarks/calibration_compare.py`` — every one of them at once, i.e. max over tests of
 min over cells of R(q_cell) — subject to R(q) ≤ cap for every q (checked on a grid of 4,001 q's, refined where the
@@ -151,12 +152,16 @@ def main(argv=None) -> None:
     print(f"# T = {T} tasks, d_t ∈ {{−1, 0, 1}}, α = {alpha}: type-I error R(q) of non-randomised tests, exact sums")
     print(f"# paired t test: max over q ∈ [0, 1] of R(q) = {100 * r_t.max():.2f} % (at q = {fine[r_t.argmax()]:.3f})")
     print()
-    print(f"{'cell':24s} {'q':>6s} {'m̄ = qT':>7s} {'paired t':>9s}   best test for this cell alone: cap 5 % / 6 %")
+    print(f"{'cell':24s} {'q':>6s} {'m̄ = qT':>7s} {'paired t':>9s}   best test for this cell alone: cap 5 % / 6 %"
+          "   (not swap-invariant: 5 % / 6 %)")  # fmt: skip
     for name, q in cells.items():
         v5, _, _ = best_test(T, [q], alpha)
         v6, _, _ = best_test(T, [q], 0.06)
+        a5, _, _ = best_test(T, [q], alpha, symmetric=False)
+        a6, _, _ = best_test(T, [q], 0.06, symmetric=False)
         rt = float(probs(T, a, b, np.array([q]))[0] @ t_reg)
-        print(f"{name:24s} {q:6.3f} {q * T:7.1f} {100 * rt:8.2f}%   {100 * v5:6.2f}% / {100 * v6:.2f}%")
+        print(f"{name:24s} {q:6.3f} {q * T:7.1f} {100 * rt:8.2f}%   {100 * v5:6.2f}% / {100 * v6:.2f}%"
+              f"{'':32s}({100 * a5:.2f}% / {100 * a6:.2f}%)")  # fmt: skip
     print()
     for cap in (alpha, 0.06):
         v, phi, _ = best_test(T, list(cells.values()), cap)
@@ -165,8 +170,11 @@ def main(argv=None) -> None:
         print(f"every cell at once, R(q) ≤ {100 * cap:.0f} % for every q: best min over cells = {100 * v:.2f} % "
               f"(lowest cell: {worst[1]}); the test rejects {int(phi.sum())} of {phi.size} outcomes")  # fmt: skip
     print()
-    print("Reading: a cell whose best figure is below 4 % cannot reach 4 % with any non-randomised test that keeps")
-    print("its type-I error ≤ the cap at every null q; 'every cell at once' is the figure one test can reach in all.")
+    print("Reading: a cell whose best figure is below 4 % cannot reach 4 % with any non-randomised test that treats the")
+    print("two agents alike (rejects (m⁺, m⁻) exactly when it rejects (m⁻, m⁺): compare(a, b) and compare(b, a) agree)")
+    print("and keeps its type-I error ≤ the cap at every null q; 'every cell at once' is the figure one such test can")
+    print("reach in all ten. The bracketed figures drop the swap invariance: such a test rejects, say, a 3–0 sweep by A")
+    print("but not by B, so which agent is named first acts as the coin of a randomised test.")
 
 
 if __name__ == "__main__":

@@ -363,7 +363,8 @@ def _benchmark_module(name: str):
 def test_no_nonrandomised_test_reaches_4_percent_in_the_sparse_cells():
     """benchmarks/paired_bound.py: where d_t ∈ {−1, 0, 1} the null is P(±1) = q/2 and (m⁺, m⁻) is sufficient, so the
     best non-randomised test for one population is a small integer programme. At T = 20, n = k = 4, U-shaped tasks
-    (Beta(0.3, 0.3), q = 0.124), the best test whose type-I error is ≤ 5 % at every q rejects 2.22 % of null
+    (Beta(0.3, 0.3), q = 0.124), the best swap-invariant test (compare(a, b) and compare(b, a) agree) whose type-I
+    error is ≤ 5 % at every q rejects 2.22 % of null
     benchmarks — what compare()'s paired t does: the 4–6 % target is out of reach there, and t loses nothing."""
     bound = _benchmark_module("paired_bound")
     T = 20
