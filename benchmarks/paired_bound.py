@@ -17,55 +17,27 @@ prints the paired t test's R(q) at each cell, and the best single-cell figure.
 If the best is below 4 %, no non-randomised test meets "4–6 % under the null in every cell"; only a randomised one
 (a coin decides at the boundary) can, and tauk does not report a p-value that a coin changes.
 
-Run: ``python benchmarks/paired_bound.py [--T 20] [--cap 0.05]``; output in
+Run: ``python benchmarks/paired_bound.py [--T 20] [--alpha 0.05]``; output in
 ``benchmarks/results/paired_bound.txt``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
-from scipy import integrate, optimize, special, stats
-
-# populations of benchmarks/calibration_compare.py where d_t is ternary: shared p (both agents the same p_t) or the
-# 'disagree' population (logit p_X = z + e_X, z, e_A, e_B ~ N(0, 1))
-BETAS = {"taubench": (0.63, 0.88), "uniform": (1.0, 1.0), "u-shaped": (0.3, 0.3)}
-
-
-def _beta_moment(a: float, b: float, k: int) -> float:
-    return float(np.exp(special.betaln(a + k, b) - special.betaln(a, b)))
-
-
-def _q_shared_beta(a: float, b: float, k: int) -> float:
-    """P(d ≠ 0) when both agents have the same p ~ Beta(a, b) and Û_k = 1{all k of k trials pass}: 2 E[p^k(1 − p^k)]."""
-    return 2.0 * (_beta_moment(a, b, k) - _beta_moment(a, b, 2 * k))
-
-
-def _q_easy(k: int) -> float:
-    """logit p ~ N(1, 1.5²), shared."""
-
-    def f(x):
-        p = special.expit(x)
-        return 2.0 * p**k * (1.0 - p**k) * stats.norm.pdf(x, 1.0, 1.5)
-
-    return integrate.quad(f, -15, 17)[0]
-
-
-def _q_disagree(k: int) -> float:
-    """logit p_X = z + e_X with z, e_A, e_B ~ N(0, 1): given z, u = E[expit(z + e)^k], P(d ≠ 0) = 2u(1 − u)."""
-
-    def u(z):
-        return integrate.quad(lambda e: special.expit(z + e) ** k * stats.norm.pdf(e), -12, 12)[0]
-
-    return integrate.quad(lambda z: 2.0 * u(z) * (1.0 - u(z)) * stats.norm.pdf(z), -10, 10)[0]
+from scipy import optimize, special, stats
 
 
 def cell_qs(k: int) -> dict[str, float]:
-    out = {name: _q_shared_beta(a, b, k) for name, (a, b) in BETAS.items()}
-    out["easy"] = _q_easy(k)
-    out["disagree"] = _q_disagree(k)
-    return out
+    """q = P(d_t ≠ 0) under the null (δ = 0) for each population of ``benchmarks/calibration_compare.py``, from its
+    own ``trinomial_probs`` (the same draws its exact type-I table uses)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from calibration_compare import POPULATIONS, trinomial_probs
+
+    return {pop: sum(trinomial_probs(pop, k, 0.0)) for pop in POPULATIONS}
 
 
 def outcomes(T: int) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +67,9 @@ def t_test_region(T: int, a: np.ndarray, b: np.ndarray, alpha: float) -> np.ndar
 
 
 def best_test(T: int, targets: list[float], cap: float, symmetric: bool = True, grid: int = 4001):
-    """Max over non-randomised tests of min_cell R(q_cell) subject to R(q) ≤ cap on [0, 1] → (value, region)."""
+    """Max over non-randomised tests of min_cell R(q_cell) subject to R(q) ≤ cap on [0, 1] (``symmetric``: the
+    same answer for (m⁺, m⁻) and (m⁻, m⁺)) → (that value, the rejected outcomes as a mask over :func:`outcomes`,
+    the ``milp`` result)."""
     a, b = outcomes(T)
     nv = a.size
     qgrid = np.linspace(0.0, 1.0, grid)

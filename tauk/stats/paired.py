@@ -60,8 +60,8 @@ points (to 8.7 % and 7.9 %). Only a rule that rejects a 4–1 split (sign-test p
 q ∈ [0, 1], (m⁺, m⁻) is sufficient, and the best non-randomised test for a population is an integer programme
 (``benchmarks/paired_bound.py``, ``benchmarks/results/paired_bound.txt``): of every test that treats tasks and the
 two agents alike (compare(a, b) and compare(b, a) give the same p) and whose type-I error is ≤ 5 % at every q, the
-best rejects 2.74 % (τ-bench fit) and 2.22 % (U-shaped) there — what t rejects — and 2.84 % / 2.28 % even if 6 % is
-allowed at every q; one test for all ten ternary cells at T = 20 reaches at most 2.22 % in the worst. Dropping the
+best rejects 2.73 % (τ-bench fit) and 2.21 % (U-shaped) there — what t rejects — and 2.83 % / 2.27 % even if 6 % is
+allowed at every q; one test for all ten ternary cells at T = 20 reaches at most 2.21 % in the worst. Dropping the
 swap invariance (reject a 3–0 sweep by A but not by B) reaches 4.43 % / 4.01 %: the order of the agents' names then
 acts as a coin. The randomised sign-flip reaches 4–6 % only because its p depends on a coin. t's own exact type-I at
 T = 20 peaks at 5.74 % (q = 0.69, agents that disagree on ~14 of 20 tasks).
