@@ -7,9 +7,8 @@ two-sided t test with T − 1 df, from the noncentral t:
 
     power(T) = P(|t'_{T−1}(λ)| > t_{T−1, 1−α/2}),   λ = δ·√T / σ_d,   σ_d² = Var(d_t),
 
-and ``tasks_needed`` is the smallest T with power(T) ≥ 1 − β. The normal formula T = (z_{1−α/2} + z_{1−β})²·σ_d²/δ²
-that power() used before this release is about 2 tasks short at T ≈ 60 and that test is what matters most: power() planned for
-a z/t test while compare() reported the conservative sign-flip p, which delivered 75.4–78.4 % instead of 80 %.
+and ``tasks_needed`` is the smallest T with power(T) ≥ 1 − β (the normal formula T = (z_{1−α/2} + z_{1−β})²·σ_d²/δ²
+that power() used before this release is about 2 tasks short at T ≈ 60).
 
 Measured (``benchmarks/calibration_compare.py``; shared-difficulty population Beta(0.63, 0.88) fitted to τ-bench's
 gpt-4o airline run, δ = 0.1 by a logit shift, 80 % power, planned at the pilot's n; 3,000 pilot + benchmark draws
@@ -44,9 +43,10 @@ Var(d_t) from pilot data (pass^1, m trials per task and agent)
     Var(d_t) = σ²_between + w / m,   σ²_between = Var_t(p_A,t − p_B,t),   w = E_t[p_A(1 − p_A) + p_B(1 − p_B)].
 
 * **Paired pilot** (both agents, n ≥ 2 trials): w from the unbiased per-task c(n − c)/(n(n − 1)) of each agent,
-  σ²_between = Var(d̂_t) − mean_t(trial noise) (reported clipped at 0; see :meth:`VarianceModel.var_d`). With n = 1, Var(d_t) at one trial is identified
-  (the sample variance of d_t) but not its split: planning at m = 1 uses it as is; for m > 1 the within part is
-  (1 − icc)·(p̄_A(1 − p̄_A) + p̄_B(1 − p̄_B)) with a given ``icc``, else 0 (conservative: more trials do not help).
+  σ²_between = Var(d̂_t) − mean_t(trial noise) (reported clipped at 0; see :meth:`VarianceModel.var_d`). With
+  n = 1, Var(d_t) at one trial is identified (the sample variance of d_t) but not its split: planning at m = 1 uses
+  it as is; for m > 1 the within part is (1 − icc)·(p̄_A(1 − p̄_A) + p̄_B(1 − p̄_B)) with a given ``icc``, else 0
+  (conservative: more trials do not help).
 * **Single-agent pilot**: the future agents are assumed to share task difficulty — p_A,t − p_B,t is the same on
   every task up to a task-by-agent *disagreement* variance that the caller states (``disagreement``, default 0) —
   and to have the pilot agent's trial noise: w = 2·E[p(1 − p)]. The old rule (twice the pilot's Var(p̂_t), i.e.
@@ -97,8 +97,7 @@ def power_t(T: int | Sequence[int] | np.ndarray, delta: float, var_d: float, *, 
     """
     Ta = np.asarray(T, dtype=np.float64)
     df = np.maximum(Ta - 1.0, 1.0)
-    if var_d < 0:
-        raise TaukError("var_d must be ≥ 0")
+    _check_variance(var_d)
     if var_d == 0:
         pw = np.where(Ta >= 2, 1.0, np.nan)
     else:
@@ -106,6 +105,11 @@ def power_t(T: int | Sequence[int] | np.ndarray, delta: float, var_d: float, *, 
         q = stats.t.ppf(1.0 - alpha / 2.0, df)
         pw = np.where(Ta >= 2, _two_sided(q, df, ncp), np.nan)
     return float(pw) if pw.ndim == 0 else pw
+
+
+def _check_variance(var_d: float, df: float | None = None) -> None:
+    if var_d < 0 or (df is not None and not df > 0):
+        raise TaukError("var_d must be ≥ 0" if var_d < 0 else "df must be > 0")
 
 
 def _two_sided(crit, df, ncp):
@@ -128,10 +132,7 @@ def expected_power_t(T: int, delta: float, var_d: float, df: float | None, *, al
     >>> round(expected_power_t(63, 0.1, 0.0770, None), 3), round(expected_power_t(63, 0.1, 0.0770, 49), 3)
     (0.804, 0.791)
     """
-    if var_d < 0:
-        raise TaukError("var_d must be ≥ 0")
-    if df is not None and not df > 0:
-        raise TaukError("df must be > 0")
+    _check_variance(var_d, df)
     if T < 2:
         return float("nan")
     if df is None or var_d == 0:
@@ -161,10 +162,7 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = 0.05, power: floa
         raise TaukError("delta must be nonzero")
     if not (0 < alpha < 1 and 0 < power < 1):
         raise TaukError("alpha and power must lie in (0, 1)")
-    if var_d < 0:
-        raise TaukError("var_d must be ≥ 0")
-    if df is not None and not df > 0:
-        raise TaukError("df must be > 0")
+    _check_variance(var_d, df)
     if var_d == 0:
         return 2
     z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
