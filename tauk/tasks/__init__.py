@@ -1,6 +1,7 @@
 """Task definitions: which tools change state, what a task's score can see, and whether a re-grade is valid."""
 
 from tauk.tasks.evidence import initial_env_evidence
+from tauk.tasks.inaction import inaction_marks, inaction_section, inaction_summary
 from tauk.tasks.regrade import (
     RECOMPUTED_OFFLINE,
     REGRADE_CLASSES,
@@ -34,6 +35,9 @@ __all__ = [
     "TaskValidity",
     "ToolInfo",
     "classify_tools",
+    "inaction_marks",
+    "inaction_section",
+    "inaction_summary",
     "initial_env_evidence",
     "lookup_tool",
     "recorded_tool_types",

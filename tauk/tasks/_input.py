@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 import polars as pl
 
-from tauk.errors import LoadError, TaukError
+from tauk.errors import TaukError
 from tauk.io import load_tasks
 from tauk.io.files import read_bytes
 from tauk.tasks.tools import classify_tools, tool_table
@@ -119,6 +119,10 @@ def _read_path(path: Path) -> tuple[str, Any]:
         return "other", f"not JSON ({exc})"
     if _split_file(data):
         return "splits", data
+    if isinstance(data, Mapping) and ("simulations" in data or "info" in data):  # a results file: its definitions
+        from tauk.results import load
+
+        return "results", load(path)
     if isinstance(data, list) or (isinstance(data, Mapping) and isinstance(data.get("tasks"), list)):
         return "tasks", load_tasks(path)
     return "other", "neither a list of task definitions nor a split file"
@@ -139,6 +143,10 @@ def _expand(source: Any) -> list[tuple[str | None, Any]]:
     """(label, item) pairs: a folder's files, a mapping's entries, a list's items."""
     if isinstance(source, str | Path):
         p = Path(source)
+        if p.is_dir() and (p / "results.json").exists() and (p / "simulations").is_dir():
+            from tauk.results import load
+
+            return [(None, load(p))]  # a results directory (τ²-bench ≥ 1.0)
         if p.is_dir():
             files = sorted(p.glob("*.json"))
             if not files:
@@ -159,8 +167,8 @@ def resolve(source: Any, *, domain: str | None = None) -> TaskSets:
 
     ``source``: a task file, a folder of task files (split files ``*_split_tasks.json`` are attached to the task
     file of the same prefix; other JSON files are refused), a list of them, a mapping ``label → file / frames``, a
-    ``(tasks, expected_actions)`` pair, a tasks frame, or a results set (``tauk.Results``: its embedded
-    definitions, one task set per run).
+    ``(tasks, expected_actions)`` pair, a tasks frame, or results — a ``tauk.Results``, a results file or a
+    results directory (their embedded definitions, one task set per run, the run's domain).
     """
     task_parts: list[pl.DataFrame] = []
     action_parts: list[pl.DataFrame] = []
@@ -174,16 +182,18 @@ def resolve(source: Any, *, domain: str | None = None) -> TaskSets:
             path = Path(item)
             if not path.exists():
                 raise TaukError(f"{path}: no such file or folder")
-            try:
-                kind, value = _read_path(path)
-            except LoadError:
-                raise
+            kind, value = _read_path(path)
             if kind == "splits":
                 pending_splits.append((path.stem, value))
                 continue
             if kind == "other":
                 raise TaukError(f"{path}: {value}")
-            tasks, actions = value
+            if kind == "results":
+                item, label = value, None
+            else:
+                tasks, actions = value
+        if isinstance(item, str | Path):
+            pass
         elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], pl.DataFrame):
             tasks, actions = item
         elif isinstance(item, pl.DataFrame):

@@ -8,7 +8,8 @@ default ``evaluation="all"``). For an agent that calls no tool and ends the conv
 DB         passes iff no gold action changes state (the gold database is then the initial one); a gold action of
            unknown type leaves it unknown
 COMMUNICATE passes iff ``communicate_info`` is empty (the check list is empty: reward 1 for any trajectory)
-NL_ASSERTION passes iff ``nl_assertions`` is empty (else an LLM judge decides: not counted as passing)
+NL_ASSERTION passes iff ``nl_assertions`` is empty; else an LLM judge decides (some assertions a silent agent
+           meets — "the agent should refuse to cancel" —, others not): unknown
 ACTION     passes iff there are no gold actions (every gold action, read-only ones included, must be matched)
 ENV_ASSERTION passes iff ``env_assertions`` is empty, or they hold on the initial state — known only where the
            data tell (``evidence=``), else unknown
@@ -23,8 +24,8 @@ Examples
 --------
 >>> import tauk
 >>> v = tauk.tasks.validity("data/baseline_airline.json")
->>> v.bounds.select("n_tasks", "n_inaction_passable").row(0)
-(25, 0)
+>>> v.bounds.select("domain", "n_tasks", "n_no_state_change", "n_inaction_passable").row(0)
+('airline', 25, 7, 2)
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ _AUTO_COUNT = {"COMMUNICATE": "n_communicate_info", "NL_ASSERTION": "n_nl_assert
 
 TASK_FIELDS = (
     "task_set", "domain", "task_id", "basis", "n_actions", "n_state_changing_actions", "n_unknown_tool_actions",
-    "no_state_change", "n_communicate_info", "n_nl_assertions", "n_env_assertions", "auto_pass",
+    "no_state_change", "gold_state_unchanged", "n_communicate_info", "n_nl_assertions", "n_env_assertions", "auto_pass",
     "env_holds_initially", "inaction_passable", "inaction_fails", "inaction_unknown", "nl_live",
     "nl_unscored", "communicate_unscored", "unscored_actions", "n_unscored_actions",
 )  # fmt: skip
@@ -70,7 +71,9 @@ class TaskValidity:
     ``summary()`` the bounds as a :class:`tauk.table.SummaryTable`.
 
     Task columns: ``basis``; ``n_actions``, ``n_state_changing_actions``, ``n_unknown_tool_actions``,
-    ``no_state_change`` (no gold action changes state; null when a gold tool is unknown); ``n_communicate_info``,
+    ``no_state_change`` (no gold action changes state; null when a gold tool is unknown), ``gold_state_unchanged``
+    (the gold database equals the initial one: evidence where given, else ``no_state_change``) — DB's verdict for a
+    do-nothing agent; ``n_communicate_info``,
     ``n_nl_assertions``, ``n_env_assertions``; ``auto_pass`` (components of the basis with an empty check list:
     they pass for every trajectory); ``env_holds_initially`` (the ENV assertions hold on the initial state, where
     the data tell; null otherwise or without assertions); ``inaction_passable`` (bool, null = cannot tell),
@@ -149,10 +152,12 @@ def validity(tasks: Any, *, domain: str | None = None, evidence: Any = "auto") -
         The domain of every task (default: inferred — the run's, the task's ``user_scenario``, the file name, the
         tool table).
     evidence
-        Where ENV assertions' values on the initial state come from: a ``tauk.Results`` (simulations that changed
-        no state record them: :func:`tauk.tasks.initial_env_evidence`), a frame ``task_id, initial_state,
-        env_assertions, env_holds_initially`` (e.g. from replaying an empty trajectory), None, or ``"auto"``
-        (default: the results themselves when ``tasks`` is a results set).
+        What the data tell about the initial state: a ``tauk.Results`` (simulations that changed no state record
+        the ENV assertions' values on it: :func:`tauk.tasks.initial_env_evidence`); a frame ``task_set, task_id``
+        with ``env_holds_initially`` and/or ``gold_state_unchanged`` (the gold actions leave the database as it
+        was — e.g. from replaying an empty trajectory and the gold actions; it overrides the tool-table rule
+        for DB, which cannot see a gold write that fails); None; or ``"auto"`` (default: the results themselves
+        when ``tasks`` is a results set).
 
     Returns
     -------
@@ -162,9 +167,9 @@ def validity(tasks: Any, *, domain: str | None = None, evidence: Any = "auto") -
     Examples
     --------
     >>> import tauk
-    >>> v = tauk.tasks.validity("data/baseline_mock.json")
-    >>> v.tasks.select("task_id", "inaction_passable", "inaction_fails").head(2).rows()
-    [('0', False, ['DB']), ('1', False, ['DB'])]
+    >>> v = tauk.tasks.validity("data/baseline_retail.json")
+    >>> v.tasks.filter(inaction_passable=True).select("task_id", "basis", "auto_pass").rows()[0]
+    ('0', ['DB', 'COMMUNICATE'], ['COMMUNICATE'])
     """
     ts = resolve(tasks, domain=domain)
     t = ts.tasks
@@ -182,14 +187,19 @@ def validity(tasks: Any, *, domain: str | None = None, evidence: Any = "auto") -
         n_unknown_tool_actions=pl.col("n_unknown_tool_actions").fill_null(0),
     )
     if ev is not None:
-        key = [pl.col(c).fill_null("") for c in ("initial_state", "env_assertions")]
-        t = t.with_columns(_k1=key[0], _k2=key[1]).join(
-            ev.select("task_id", _k1=pl.col("initial_state").fill_null(""), _k2=pl.col("env_assertions").fill_null(""),
-                      env_holds_initially=pl.col("env_holds_initially")),  # fmt: skip
-            on=["task_id", "_k1", "_k2"], how="left",
-        ).drop("_k1", "_k2")  # fmt: skip
-    else:
-        t = t.with_columns(env_holds_initially=pl.lit(None, pl.Boolean))
+        frame, keys = ev
+        join_keys = []
+        for k in keys:
+            if k in ("initial_state", "env_assertions"):
+                t = t.with_columns(pl.col(k).fill_null("").alias(f"_k_{k}"))
+                frame = frame.with_columns(pl.col(k).fill_null("")).rename({k: f"_k_{k}"})
+                join_keys.append(f"_k_{k}")
+            else:
+                join_keys.append(k)
+        t = t.join(frame, on=join_keys, how="left").drop([k for k in join_keys if k.startswith("_k_")])
+    for c in ("env_holds_initially", "gold_state_unchanged"):
+        if c not in t.columns:
+            t = t.with_columns(pl.lit(None, pl.Boolean).alias(c))
     t = t.with_columns(
         env_holds_initially=pl.when(pl.col("n_env_assertions") > 0).then(pl.col("env_holds_initially")),
         no_state_change=pl.when(pl.col("n_state_changing_actions") > 0)
@@ -197,13 +207,13 @@ def validity(tasks: Any, *, domain: str | None = None, evidence: Any = "auto") -
         .when(pl.col("n_unknown_tool_actions") > 0)
         .then(None)
         .otherwise(True),
-    )
+    ).with_columns(gold_state_unchanged=pl.coalesce("gold_state_unchanged", "no_state_change"))
     in_b = {c: pl.col("basis").list.contains(c) for c in COMPONENTS}
     # each component's verdict for a do-nothing agent (null: cannot tell)
     passes = {
-        "DB": pl.col("no_state_change"),
+        "DB": pl.col("gold_state_unchanged"),
         "COMMUNICATE": pl.col("n_communicate_info") == 0,
-        "NL_ASSERTION": pl.col("n_nl_assertions") == 0,
+        "NL_ASSERTION": pl.when(pl.col("n_nl_assertions") == 0).then(True),  # else an LLM judge decides: unknown
         "ACTION": pl.col("n_actions") == 0,
         "ENV_ASSERTION": pl.when(pl.col("n_env_assertions") == 0).then(True).otherwise(pl.col("env_holds_initially")),
     }
@@ -276,29 +286,37 @@ def _bounds(t: pl.DataFrame, splits: pl.DataFrame) -> pl.DataFrame:
     return out.sort("task_set", pl.col("split").is_not_null(), "split", maintain_order=True)
 
 
-def _evidence_frame(evidence: Any) -> pl.DataFrame | None:
+def _evidence_frame(evidence: Any) -> tuple[pl.DataFrame, list[str]] | None:
+    """The evidence as a frame and its join keys: ``task_set, task_id`` when it names the task sets (e.g. from
+    replaying an empty trajectory on the audited definitions), else ``task_id, initial_state, env_assertions``
+    (recorded simulations of the same definitions)."""
+    from tauk.errors import TaukError
+
     if evidence is None:
         return None
+    verdicts = ("env_holds_initially", "gold_state_unchanged")
     if isinstance(evidence, pl.DataFrame):
-        need = {"task_id", "env_holds_initially"}
-        if not need <= set(evidence.columns):
-            from tauk.errors import TaukError
-
-            raise TaukError(f"evidence= frame needs columns {sorted(need)} (and initial_state, env_assertions to "
-                            f"match definitions); got {evidence.columns}")  # fmt: skip
-        ev = evidence
+        have = [c for c in verdicts if c in evidence.columns]
+        if "task_id" not in evidence.columns or not have:
+            raise TaukError("evidence= frame needs task_id and env_holds_initially and/or gold_state_unchanged "
+                            f"(with task_set, or initial_state / env_assertions, to match definitions); got "
+                            f"{evidence.columns}")  # fmt: skip
+        if "gold_state_unchanged" in have and "task_set" not in evidence.columns:
+            raise TaukError("evidence= gold_state_unchanged needs a task_set column (gold actions differ between "
+                            "versions of a task)")  # fmt: skip
+        ev = evidence.with_columns(pl.col("task_id").cast(pl.String))
     elif isinstance(evidence, Mapping) or hasattr(evidence, "trials"):
-        ev = initial_env_evidence(evidence)
+        ev, have = initial_env_evidence(evidence), ["env_holds_initially"]
     else:
-        from tauk.errors import TaukError
-
         raise TaukError(f"evidence= takes a tauk.Results, a frame or None, not {type(evidence).__name__}")
-    for c in ("initial_state", "env_assertions"):
-        if c not in ev.columns:
-            ev = ev.with_columns(pl.lit(None, pl.String).alias(c))
-    ev = ev.with_columns(pl.col("task_id").cast(pl.String))
+    if "task_set" in ev.columns:
+        keys = ["task_set", "task_id"]
+    else:
+        keys = ["task_id", "initial_state", "env_assertions"]
+        for c in ("initial_state", "env_assertions"):
+            if c not in ev.columns:
+                ev = ev.with_columns(pl.lit(None, pl.String).alias(c))
     # one verdict per definition; definitions whose evidence disagrees are not told
-    return ev.group_by("task_id", "initial_state", "env_assertions").agg(
-        env_holds_initially=pl.when(pl.col("env_holds_initially").n_unique() == 1)
-        .then(pl.col("env_holds_initially").first())
-    )
+    return ev.group_by(keys).agg(
+        [pl.when(pl.col(c).drop_nulls().n_unique() == 1).then(pl.col(c).drop_nulls().first()).alias(c) for c in have]
+    ), keys
