@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -97,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
 
     n_tasks = v.tasks.height
     print(f"task-validity audit: {len(files)} shared task files ({len(task_files)} task lists, {size:.1f} MB), "
-          f"{n_tasks} tasks, {v.bounds.height} bound rows; median of {args.repeat} runs, wall clock")  # fmt: skip
+          f"{n_tasks} tasks, {v.bounds.height} bound rows; median of {args.repeat} runs, wall clock; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
     print(f"{'what':58s} {'seconds':>9s} {'÷ baseline':>11s}")
     for name, sec in rows:
         print(f"{name:58s} {sec:9.3f} {sec / base:11.2f}")

@@ -216,7 +216,8 @@ if run_file.exists():
     print(regraded.group_by("regrade_class").agg(pl.len().alias("simulations"),
                                                  pl.col("score_reward").is_not_null().sum().alias("re-graded"))
           .sort("regrade_class"))
-    print(regraded.select("task_id", "regrade_class", "regrade_reason").unique("regrade_class").sort("regrade_class"))
+    print(regraded.select("task_id", "regrade_class", "regrade_reason").unique("regrade_class", keep="first", maintain_order=True)
+          .sort("regrade_class"))
     eligible = regraded.filter(pl.col("regrade_class").is_in(tauk.tasks.REGRADED))
     print("pass^1, recorded (all 40 tasks):",
           round(stats.pass_hat_k(run.trials, k=1, by=("agent",)).to_frame()["estimate"][0], 3),

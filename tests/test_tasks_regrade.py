@@ -152,8 +152,8 @@ def test_audit_cli_counts_by_class(shared_data):
          "--tasks", str(shared_data / "tasks" / "head_retail_tasks.json"), "--format", "json"],
         capture_output=True, text=True, check=True, cwd=ROOT,
     )  # fmt: skip
-    doc = json.loads(out.stdout)
-    by = {r["regrade_class"]: r["n_tasks"] for r in doc["regrade"]}
+    (row,) = json.loads(out.stdout)
+    by = row["regrade_tasks"]
     e = regrade_eligibility(_load(shared_data / "tau2" / "v0.1_gpt-4.1_retail-test_1trial.json"),
                             shared_data / "tasks" / "head_retail_tasks.json")  # fmt: skip
     assert by == dict(e.group_by("regrade_class").len().rows())

@@ -7,6 +7,8 @@ import sys
 import warnings
 from typing import Any
 
+import polars as pl
+
 from tauk.cli._common import add_format_args, add_load_args, frame_table, load_inputs, print_json, write_table
 
 
@@ -24,7 +26,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     regrade = a.regrade()
     if args.format == "json":
-        print_json(a.records() if regrade is None else {"runs": a.records(), "regrade": regrade.to_dicts()})
+        records = a.records()
+        if regrade is not None:  # each run's (run, task) pairs per re-grade class, beside its mismatch counts
+            for r in records:
+                mine = regrade.filter(pl.col("run_id") == r["run_id"])
+                r["regrade_tasks"] = dict(mine.select("regrade_class", "n_tasks").rows())
+                r["regrade_simulations"] = dict(mine.select("regrade_class", "n_simulations").rows())
+        print_json(records)
     else:
         write_table(a.summary(), args)
         if regrade is not None:

@@ -18,8 +18,9 @@ import msgspec
 import polars as pl
 
 from tauk.errors import TaukError
-from tauk.io import load_tasks
-from tauk.io.files import read_bytes
+from tauk.io.files import bounded_nesting, read_bytes
+from tauk.io.frames import tasks_from_list
+from tauk.io.load import task_list
 from tauk.tasks.tools import classify_tools, tool_table
 
 __all__ = ["TaskSets", "resolve", "resolve_one"]
@@ -112,19 +113,27 @@ def _infer_domains(tasks: pl.DataFrame, actions: pl.DataFrame, names: dict[str, 
 
 
 def _read_path(path: Path) -> tuple[str, Any]:
-    """("tasks", (tasks, actions)) or ("splits", {split: ids}) or ("other", reason) for one JSON file."""
+    """("tasks", (tasks, actions)), ("splits", {split: ids}), ("results", Results) or ("other", reason) for one
+    JSON file. An object is decoded one level deep first, so a results file is not decoded twice."""
+    raw = read_bytes(path)
+    head = bytes(raw[:64]).lstrip()
     try:
-        data = msgspec.json.decode(read_bytes(path))
-    except msgspec.DecodeError as exc:
+        with bounded_nesting():
+            if head.startswith(b"{"):
+                top = msgspec.json.decode(raw, type=dict[str, msgspec.Raw])
+                if "simulations" in top or "info" in top:  # a results file: its embedded definitions
+                    from tauk.results import load
+
+                    return "results", load(path)
+                data: Any = {k: msgspec.json.decode(v) for k, v in top.items()}
+            else:
+                data = msgspec.json.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         return "other", f"not JSON ({exc})"
     if _split_file(data):
         return "splits", data
-    if isinstance(data, Mapping) and ("simulations" in data or "info" in data):  # a results file: its definitions
-        from tauk.results import load
-
-        return "results", load(path)
     if isinstance(data, list) or (isinstance(data, Mapping) and isinstance(data.get("tasks"), list)):
-        return "tasks", load_tasks(path)
+        return "tasks", tasks_from_list(task_list(data, str(path)))  # as tauk.load_tasks, decoded once
     return "other", "neither a list of task definitions nor a split file"
 
 

@@ -40,7 +40,7 @@ from typing import Any
 import polars as pl
 
 from tauk.conventions import COMPONENTS
-from tauk.errors import TaukError
+from tauk.errors import EvaluationError, TaukError
 from tauk.tasks._input import TaskSets, resolve
 
 __all__ = ["RECOMPUTED_OFFLINE", "REGRADE_CLASSES", "REGRADED", "regrade_eligibility", "task_changes"]
@@ -203,8 +203,8 @@ def _check_domains(results: Any, new_domain: str | None, old: TaskSets) -> None:
         pairs = bad.select("task_set", "domain").unique().rows()
     if pairs:
         shown = "; ".join(f"{r} is {d}" for r, d in pairs[:5])
-        raise TaukError(f"re-grading with {new_domain} task definitions, but {shown}: a domain's runs are graded "
-                        "only with that domain's tasks")  # fmt: skip
+        raise EvaluationError(f"re-grading with {new_domain} task definitions, but {shown}: these are another "
+                              "domain's tasks (a domain's runs are graded only with that domain's tasks)")  # fmt: skip
 
 
 def regrade_eligibility(results: Any, tasks: Any, *, recomputable: Collection[str] = RECOMPUTED_OFFLINE,
@@ -234,8 +234,8 @@ def regrade_eligibility(results: Any, tasks: Any, *, recomputable: Collection[st
 
     Raises
     ------
-    TaukError
-        A run of another domain than the new definitions.
+    EvaluationError
+        A run of another domain than the new definitions (an :class:`EvaluationError` is a :class:`TaukError`).
 
     Examples
     --------
