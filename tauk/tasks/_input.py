@@ -23,7 +23,7 @@ from tauk.io.frames import tasks_from_list
 from tauk.io.load import task_list
 from tauk.tasks.tools import classify_tools, tool_table
 
-__all__ = ["TaskSets", "resolve", "resolve_one"]
+__all__ = ["TaskSets", "resolve"]
 
 TASK_COLUMNS = ("user_scenario", "initial_state", "env_assertions")
 """Columns of the tasks frame the task functions read when present (older stores lack them)."""
@@ -252,8 +252,3 @@ def resolve(source: Any, *, domain: str | None = None) -> TaskSets:
         actions = actions.with_columns(pl.lit(None, pl.String).alias(recorded))
     actions = classify_tools(actions, recorded=recorded)
     return TaskSets(tasks, actions, splits, results)
-
-
-def resolve_one(source: Any, *, domain: str | None = None) -> TaskSets:
-    """:func:`resolve`, for arguments that must be one task set per domain (re-grading): no folders of versions."""
-    return resolve(source, domain=domain)
