@@ -6,6 +6,7 @@ as τ²-bench ones (:func:`taubench_task`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,12 +25,20 @@ __all__ = ["build_tasks", "taubench_task", "tasks_from_list"]
 _DEFAULT_BASIS = list(DEFAULT_REWARD_BASIS)
 
 
+def _decoded(text: str) -> Any:
+    """A JSON value, numbers of any size included (msgspec refuses those beyond 64-bit / double range)."""
+    try:
+        return msgspec.json.decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return json.loads(text)
+
+
 def _canonical(raw: msgspec.Raw | None) -> str | None:
     """Canonical JSON (keys sorted) of an undecoded value: two spellings of one definition compare equal."""
     text = raw_text(raw)
     if text is None:
         return None
-    return canonical_json(msgspec.json.decode(text))
+    return canonical_json(_decoded(text))
 
 
 def _checked_name(raw: msgspec.Raw) -> str | None:
@@ -37,7 +46,7 @@ def _checked_name(raw: msgspec.Raw) -> str | None:
         return None
     try:
         name = msgspec.json.decode(raw).get("name")
-    except (msgspec.DecodeError, AttributeError):
+    except (msgspec.DecodeError, msgspec.ValidationError, AttributeError):
         return None
     return name if isinstance(name, str) else None
 
@@ -87,7 +96,7 @@ def _task_rows(task_cols: dict[str, list], action_cols: dict[str, list], rid: st
         task_cols["user_scenario"].append(_canonical(t.user_scenario))
         task_cols["initial_state"].append(_canonical(t.initial_state))
         task_cols["env_assertions"].append(
-            canonical_json([msgspec.json.decode(e) for e in ec.env_assertions])
+            canonical_json([_decoded(bytes(e).decode("utf-8", "replace")) for e in ec.env_assertions])
             if ec is not None and ec.env_assertions is not None else None
         )
         task_cols["graded_as_embedded"].append(graded.get(tid))
