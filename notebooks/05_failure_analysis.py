@@ -116,3 +116,112 @@ sample_viewer = widgets.trajectory_viewer(res, scored)
 row = unsaid.row(0, named=True)
 sample_viewer.show(row["run_id"], row["simulation_id"])
 display(HTML(sample_viewer.html.value))
+
+# %% [markdown]
+# ## What the score can see: tasks that pass by doing nothing
+#
+# A reward is the product of the components in the task's `reward_basis`. Where no gold action changes state
+# (the gold database *is* the initial one) and every other component of the basis has an empty check list, an agent
+# that calls no tool and ends the conversation normally gets reward 1: the task is **inaction-passable**.
+# `tauk.tasks.validity` flags them per task (which gold actions change state: the tool types a file records, else
+# tauk's per-domain tool table from τ²-bench's own tool decorators — unknown tools are never guessed), with the
+# components that pass by themselves, NL assertions written but never scored, and gold actions nothing checks.
+# On the bundled sample:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+sample_validity = tauk.tasks.validity(res)
+print(sample_validity.tasks.group_by("task_set").agg(
+    pl.len().alias("tasks"), pl.col("inaction_passable").sum().alias("inaction_passable")).sort("task_set"))
+
+# %% [markdown]
+# And how much of each agent's score comes from them: pass^1 on all tasks and on the **substantive** ones (point
+# estimates), and the share of successes that fall on inaction-passable tasks.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(tauk.tasks.inaction_section(res, by=("agent", "domain")))
+
+# %% [markdown]
+# The substantive pass^k with its own interval: join the marks (keys `run_id`, `task_id`) and keep the substantive
+# tasks.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+marks = tauk.tasks.inaction_marks(res)
+substantive = res.trials.join(marks, on=["run_id", "task_id"]).filter(pl.col("substantive"))
+both = pl.concat([
+    stats.pass_hat_k(res.trials, by=("agent", "domain"), k=1).to_frame().with_columns(tasks=pl.lit("all")),
+    stats.pass_hat_k(substantive, by=("agent", "domain"), k=1).to_frame().with_columns(tasks=pl.lit("substantive")),
+], how="diagonal_relaxed")
+print(both.select("agent", "domain", "tasks", "n_tasks", pl.col("estimate", "ci_low", "ci_high").round(3))
+      .sort("agent", "domain", "tasks"))
+
+# %% [markdown]
+# ### The shared task versions
+#
+# Every task file of τ²-bench in `../../shared/data/tasks` (v0.1.0, v1.0.0, head; split files add a bound per
+# split). Head airline: 24 of 50 tasks have no state-changing gold action, 23 are inaction-passable (COMMUNICATE is
+# in every basis but empty in 44) — a do-nothing agent scores **46 % pass^1**; head retail: NL_ASSERTION is in the
+# basis of 112 tasks but empty in 72, 40 need an LLM judge, 6 are inaction-passable. *unknown*: telecom's ENV
+# assertions (and live NL assertions) cannot be evaluated offline on the initial state — the bound is then a range
+# (`do_nothing_pass1` … `do_nothing_pass1_max`).
+
+# %%
+TASKS = SHARED / "tasks"
+if TASKS.exists():
+    validity = tauk.tasks.validity(TASKS)
+    print(validity.summary().to_text(width=120))
+    print(validity.bounds.filter(pl.col("split").is_not_null())
+          .select("task_set", "split", "n_tasks", "n_inaction_passable", "n_inaction_unknown", "do_nothing_pass1"))
+else:
+    print("shared task files not found: skipped")
+
+# %% [markdown]
+# The flagged tasks of head airline, with what fails for a do-nothing agent and what nobody scores:
+
+# %%
+if TASKS.exists():
+    print(validity.tasks.filter(pl.col("task_set") == "head_airline_tasks", pl.col("inaction_passable"))
+          .select("task_id", "auto_pass", "nl_unscored", "n_unscored_actions").head(10))
+
+# %% [markdown]
+# ## Is a re-grade valid?
+#
+# Re-grading old trajectories against new task definitions is valid only where nothing the grade depends on moved.
+# From v0.1.0 to head, 12 airline tasks changed their gold actions and 22 their user scenario (retail: 10 and 21):
+
+# %%
+if TASKS.exists():
+    for d in ("airline", "retail"):
+        ch = tauk.tasks.task_changes(TASKS / f"v0.1.0_{d}_tasks.json", TASKS / f"head_{d}_tasks.json")
+        print(d, ch.select(pl.col("gold_actions_changed", "gold_state_changed", "scenario_changed", "nl_assertions_changed",
+                                  "basis_changed").sum()).row(0, named=True))
+
+# %% [markdown]
+# `tauk.score(results, tasks=NEW)` classifies every (run, task) — `unchanged`, `regradable` (offline: only
+# COMMUNICATE / ACTION / the basis changed), `needs_replay` (the gold state or ENV assertions moved), `needs_judge`
+# (live NL assertions), `not_comparable` (another scenario, initial state or graded definition) — and reports a
+# re-graded reward only for the first two. Filter on `regrade_class` before statistics:
+
+# %%
+import warnings
+
+run_file = SHARED / "tau2" / "v0.1_gpt-4.1_retail-test_1trial.json"
+if run_file.exists():
+    run = tauk.load(run_file)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.scoring.RegradeWarning)
+        regraded = tauk.score(run, tasks=TASKS / "head_retail_tasks.json")
+    print(regraded.group_by("regrade_class").agg(pl.len().alias("simulations"),
+                                                 pl.col("score_reward").is_not_null().sum().alias("re-graded"))
+          .sort("regrade_class"))
+    print(regraded.select("task_id", "regrade_class", "regrade_reason").unique("regrade_class", keep="first", maintain_order=True)
+          .sort("regrade_class"))
+    eligible = regraded.filter(pl.col("regrade_class").is_in(tauk.tasks.REGRADED))
+    print("pass^1, recorded (all 40 tasks):",
+          round(stats.pass_hat_k(run.trials, k=1, by=("agent",)).to_frame()["estimate"][0], 3),
+          "| re-graded on the", eligible["task_id"].n_unique(), "eligible tasks:",
+          round(stats.pass_hat_k(eligible, k=1, by=("agent",), reward="score_reward").to_frame()["estimate"][0], 3))
+else:
+    print("shared data not found: skipped")

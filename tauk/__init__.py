@@ -22,7 +22,7 @@ from tauk.io import load_tasks
 from tauk.results import Results, load
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tauk import plot, scoring, stats, widgets
+    from tauk import plot, scoring, stats, tasks, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
     from tauk.store import ingest
@@ -33,6 +33,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "scoring": ("tauk.scoring", None),
     "stats": ("tauk.stats", None),
+    "tasks": ("tauk.tasks", None),
     "plot": ("tauk.plot", None),
     "widgets": ("tauk.widgets", None),
     "score": ("tauk.scoring", "score"),
@@ -79,5 +80,6 @@ __all__ = [
     "score",
     "scoring",
     "stats",
+    "tasks",
     "widgets",
 ]

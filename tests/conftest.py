@@ -45,3 +45,18 @@ def shared_data() -> Path:
 def expected(shared_data: Path) -> dict:
     """EXPECTED.json: per-file figures under the upstream rules."""
     return json.loads((shared_data / "EXPECTED.json").read_text())
+
+
+UPSTREAM_TREE = Path(os.environ.get("TAUK_UPSTREAM", ROOT.parent / "shared" / "upstream" / "tau2-bench"))
+
+
+@pytest.fixture(scope="session")
+def upstream_tree() -> Path:
+    """τ²-bench's source tree (../shared/upstream/tau2-bench); skip without it (fail under
+    TAUK_REQUIRE_SHARED_DATA=1)."""
+    if not (UPSTREAM_TREE / "src" / "tau2" / "domains").is_dir():
+        msg = f"τ²-bench's source tree not found at {UPSTREAM_TREE} (set TAUK_UPSTREAM)"
+        if _require_shared():
+            pytest.fail("TAUK_REQUIRE_SHARED_DATA=1 but " + msg)
+        pytest.skip(msg)
+    return UPSTREAM_TREE

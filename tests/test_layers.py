@@ -1,4 +1,4 @@
-"""The import graph of ``tauk`` flows one way: io → results → scoring → stats → plot / widgets / report → cli.
+"""The import graph of ``tauk`` flows one way: io → results / tasks → scoring → stats → plot / widgets / report → cli.
 
 Every ``import`` of a tauk module (top level or inside a function) is read from the source with ``ast``; a module
 may import only from its own layer or the layers before it, never a private name of another package, and no
@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "synth": 1,
     "results": 2,
     "store": 2,
+    "tasks": 2,
     "scoring": 3,
     "stats": 4,
     "plot": 5,

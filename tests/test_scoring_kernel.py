@@ -375,12 +375,41 @@ class TestRegrade:
         with pytest.warns(RegradeWarning, match="gone"):
             out = score(r, tasks=new)
         rows = {x["simulation_id"]: x for x in out.to_dicts()}
-        assert rows["a"]["score_reward"] == 1.0 and rows["a"]["score_basis"] == ["DB", "ACTION", "COMMUNICATE"]
-        assert rows["b"]["score_reward"] == 0.0 and rows["b"]["failure"] == "COMMUNICATE"
+        # t1 gained a gold action of unknown type with DB in the basis: the recorded DB verdict may no longer apply
+        a = rows["a"]
+        assert a["regrade_class"] == "needs_replay" and "unknown type" in a["regrade_reason"]
+        assert a["score_reward"] is None and a["failure"] == "not_regraded:needs_replay"
+        assert a["action"] == 1.0 and a["score_basis"] == ["DB", "ACTION", "COMMUNICATE"]  # still shown
+        # t2: only COMMUNICATE changed, recomputed from the trajectory: re-graded
+        b = rows["b"]
+        assert b["regrade_class"] == "regradable" and b["score_reward"] == 0.0 and b["failure"] == "COMMUNICATE"
         assert rows["c"]["task_defined"] is False and rows["c"]["score_reward"] is None
         assert rows["c"]["failure"] == "task_missing" and rows["c"]["communicate"] is None
+        assert rows["c"]["regrade_class"] == "not_comparable"
         assert out.get_column("db_env_nl_reverifiable").to_list() == [False] * 3
-        assert score(r).get_column("db_env_nl_reverifiable").to_list() == [True] * 3
+        plain = score(r)
+        assert plain.get_column("db_env_nl_reverifiable").to_list() == [True] * 3
+        assert plain.get_column("regrade_class").null_count() == 3
+        # with DB recomputable (replay), t1 becomes re-gradable
+        e = tauk.tasks.regrade_eligibility(r, new, recomputable=("COMMUNICATE", "ACTION", "DB"))
+        assert dict(e.select("task_id", "regrade_class").rows())["t1"] == "regradable"
+
+    def test_regrade_never_emits_an_ineligible_reward(self):
+        """Every class but unchanged / regradable gets a null score_reward and its class, whatever the kernel says."""
+        sims = [sim(f"s{i}", f"t{i}", GOOD) for i in range(4)]
+        old = [task("t0"), task("t1"), task("t2", nl_assertions=["x"]), task("t3")]
+        old[3]["user_scenario"] = {"instructions": "old"}
+        new = [task("t0"), task("t1", reward_basis=["DB", "ENV_ASSERTION"]),
+               task("t2", nl_assertions=["y"], reward_basis=["DB", "NL_ASSERTION"]), task("t3")]  # fmt: skip
+        new[1]["evaluation_criteria"]["env_assertions"] = [{"func_name": "f", "arguments": {}}]
+        new[3]["user_scenario"] = {"instructions": "new"}
+        with pytest.warns(RegradeWarning, match="needs_judge 1"):
+            out = score(build(sims, old), tasks=task_frames(new))
+        got = {r["task_id"]: (r["regrade_class"], r["score_reward"], r["failure"]) for r in out.to_dicts()}
+        assert got == {"t0": ("unchanged", 1.0, None),
+                       "t1": ("needs_replay", None, "not_regraded:needs_replay"),
+                       "t2": ("needs_judge", None, "not_regraded:needs_judge"),
+                       "t3": ("not_comparable", None, "not_regraded:not_comparable")}  # fmt: skip
 
     def test_regrade_from_file(self, tmp_path):
         import json

@@ -129,11 +129,16 @@ def test_regrade_reports_missing_tasks(shared_data, tmp_path):
     import json
 
     res = _load(shared_data / "tau2" / "v0.1_gpt-4.1_airline-test_1trial.json")
-    # task definitions sharing no id with the results (another domain's): refused, not a column of nulls
-    with pytest.raises(tauk.EvaluationError, match="none of the"):
+    # another domain's task definitions: refused by domain
+    with pytest.raises(tauk.TaukError, match="re-grading with mock task definitions, but .* is airline"):
         score(res, tasks=shared_data / "tasks" / "v0.1.0_mock_tasks.json")
-    # definitions for only some of the tasks: those simulations are reported and get a null reward
     tasks = json.loads((shared_data / "tasks" / "v0.1.0_airline_tasks.json").read_text())
+    # definitions of the same domain sharing no id with the results: refused, not a column of nulls
+    other = tmp_path / "other_ids.json"
+    other.write_text(json.dumps([{**t, "id": f"x{t['id']}"} for t in tasks]))
+    with pytest.raises(tauk.EvaluationError, match="none of the"):
+        score(res, tasks=other)
+    # definitions for only some of the tasks: those simulations are reported and get a null reward
     ids = sorted(set(res.trials["task_id"]))
     keep = [t for t in tasks if str(t["id"]) not in ids[:5]]
     part = tmp_path / "part.json"

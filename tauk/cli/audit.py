@@ -4,20 +4,40 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from typing import Any
+
+import polars as pl
 
 from tauk.cli._common import add_format_args, add_load_args, frame_table, load_inputs, print_json, write_table
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from tauk.scoring import audit
+    from tauk.scoring import RegradeWarning, audit
 
     res = load_inputs(args)
-    a = audit(res, tasks=args.tasks)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RegradeWarning)
+        a = audit(res, tasks=args.tasks)
+    for w in caught:
+        if issubclass(w.category, RegradeWarning):
+            sys.stderr.write(f"tauk: warning: {w.message}\n")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    regrade = a.regrade()
     if args.format == "json":
-        print_json(a.records())
+        records = a.records()
+        if regrade is not None:  # each run's (run, task) pairs per re-grade class, beside its mismatch counts
+            for r in records:
+                mine = regrade.filter(pl.col("run_id") == r["run_id"])
+                r["regrade_tasks"] = dict(mine.select("regrade_class", "n_tasks").rows())
+                r["regrade_simulations"] = dict(mine.select("regrade_class", "n_simulations").rows())
+        print_json(records)
     else:
         write_table(a.summary(), args)
+        if regrade is not None:
+            sys.stdout.write("\n")
+            write_table(a.regrade_summary(), args)
         m = a.mismatches()
         if m.height:
             sys.stdout.write("\n")
@@ -36,6 +56,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_load_args(p)
     add_format_args(p)
     p.add_argument("--check", action="store_true", help="exit with status 1 when any run has a mismatch (for CI)")
-    p.add_argument("--tasks", default=None, metavar="TASKS_FILE", help="re-grade with these task definitions")
+    p.add_argument("--tasks", default=None, metavar="TASKS_FILE",
+                   help="re-grade with these task definitions (and count the (run, task) pairs per re-grade class)")
     p.set_defaults(func=cmd_audit)
     return p

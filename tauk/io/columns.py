@@ -190,6 +190,11 @@ TASKS = _contract(
     ("n_communicate_info", "i64", "communicate strings"),
     ("n_nl_assertions", "i64", "natural-language assertions"),
     ("description", "str?", "`description` as JSON"),
+    ("user_scenario", "str?", "`user_scenario` as canonical JSON (keys sorted; τ-bench: instruction and user id)"),
+    ("initial_state", "str?", "`initial_state` as canonical JSON"),
+    ("env_assertions", "str?", "`evaluation_criteria.env_assertions` as canonical JSON"),
+    ("graded_as_embedded", "bool?", "every simulation's recorded action checks name this definition's gold actions, in "
+                                    "order (false: the record was graded with other definitions; null: none recorded)"),
 )
 """``tasks``: one row per (run, task definition)."""
 
@@ -202,6 +207,8 @@ EXPECTED_ACTIONS = _contract(
     ("arguments", "str", "JSON, canonical (keys sorted; τ-bench: `kwargs`)"),
     ("compare_args", "list[str]?", "null means \"the call's own keys\", [] means \"name only\""),
     ("requestor", "str?", "`requestor`"),
+    ("tool_type", "str?", "the tool type the run's action checks record for this tool (v1.0: `read`, `write`, "
+                          "`think`, `generic`); null in a tasks file or where none is recorded"),
 )
 """``expected_actions``: one row per gold action."""
 

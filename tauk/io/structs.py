@@ -62,6 +62,8 @@ class EvaluationCriteria(Struct):
 class Task(Struct):
     id: str | int
     description: Raw = NULL
+    user_scenario: Raw = NULL
+    initial_state: Raw = NULL
     evaluation_criteria: EvaluationCriteria | None = None
 
 
@@ -81,6 +83,8 @@ class EnvAssertionCheck(Struct):
 class ActionCheck(Struct):
     action_match: bool | None = None
     action_reward: float | None = None
+    action: Raw = NULL  # the gold action checked (its name is read only where a tool type is recorded)
+    tool_type: Any = None  # v1.0: "read" / "write" / "think" / "generic"; anything else is ignored
 
 
 class MetCheck(Struct):

@@ -111,16 +111,19 @@ class Prepared:
     golds: pl.DataFrame | None
     regrade: bool
     keys: list[str]
+    new_definitions: tuple[pl.DataFrame, pl.DataFrame | None] | None = None  # tasks=: the frames as given
 
     @classmethod
     def build(cls, results: Any, tasks: Any = None) -> Prepared:
         src = Frames(results)
         # only the columns scoring reads (the result is the caller's frame plus the new columns, stacked)
         trials = src.trials.select(pl.col(READ_COLUMNS)).with_row_index("_sid")
+        new = None
         if tasks is None:
             t, a, keys, regrade = src.tasks, src.expected_actions, ["run_id", "task_id"], False
         else:
             (t, a), keys, regrade = resolve_tasks(tasks), ["task_id"], True
+            new = (t, a)
         t = t.with_columns(pl.col("task_id").cast(pl.String))
         t = t.unique(subset=keys, keep="first", maintain_order=True).with_row_index("_tid")
         golds = None
@@ -146,7 +149,7 @@ class Prepared:
                 maintain_order="left",
             )
         )
-        return cls(src, trials, t, golds, regrade, keys)
+        return cls(src, trials, t, golds, regrade, keys, new)
 
     # which simulations can be recomputed (task known and a message list recorded), with their keys
     @cached_property

@@ -23,12 +23,33 @@ from tauk.errors import EvaluationError, LoadWarning
 from tauk.scoring._evaluation import COLUMN, ENV, EVALUATED, EVALUATION_TYPES, IGNORE_BASIS_ALWAYS
 from tauk.scoring._prepare import Prepared, norm_basis, resolve_tasks
 from tauk.scoring._tasks import DEFAULT_BASIS
+from tauk.tasks import RECOMPUTED_OFFLINE, REGRADED, regrade_eligibility
 
 __all__ = ["COMPONENTS", "EVALUATION_TYPES", "RegradeWarning", "score"]
 
 
 class RegradeWarning(UserWarning):
-    """Re-grading with other task definitions left some simulations without a task definition."""
+    """Re-grading with other task definitions left some simulations without a re-graded reward (a task missing
+    from the new definitions, or a (run, task) whose re-grade is not valid offline: ``regrade_class``)."""
+
+
+def _regrade_classes(prep: Prepared, recomputable: Sequence[str]) -> pl.DataFrame:
+    """``run_id, task_id, regrade_class, regrade_reason`` of every (run, task) against the new definitions."""
+    assert prep.new_definitions is not None
+    e = regrade_eligibility(prep.src._r, prep.new_definitions, recomputable=recomputable)
+    return e.select("run_id", "task_id", "regrade_class", "regrade_reason")
+
+
+def _mark_not_regraded(tr: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
+    """Null ``score_reward`` and ``failure = "not_regraded:<class>"`` wherever the re-grade is not valid (a task the
+    new definitions lack keeps ``failure = "task_missing"``); every row gets its class and reason."""
+    tr = tr.join(classes, on=["run_id", "task_id"], how="left", maintain_order="left")
+    valid = pl.col("regrade_class").is_in(list(REGRADED)).fill_null(False)
+    return tr.with_columns(
+        score_reward=pl.when(valid).then(pl.col("score_reward")),
+        failure=pl.when(valid | ~pl.col("task_defined")).then(pl.col("failure"))
+        .otherwise(pl.lit("not_regraded:") + pl.col("regrade_class").fill_null("unknown")),
+    )
 
 
 def _gate_expr(tr: pl.DataFrame) -> pl.Expr:
@@ -131,10 +152,16 @@ def score(
         Re-score every task under this basis instead of its own (e.g. ``["DB", "COMMUNICATE", "ACTION"]``).
     tasks
         Re-grade with other task definitions (a task file path, a tasks frame, a ``(tasks, expected_actions)``
-        pair or a Results). COMMUNICATE and ACTION are recomputed from the new criteria and the new basis applied;
-        DB/ENV/NL are carried over from the record and flagged ``db_env_nl_reverifiable = False``; simulations
-        whose task id the new definitions lack get ``task_defined = False``, a null reward,
-        ``failure = "task_missing"`` and a :class:`RegradeWarning`.
+        pair or a Results). Every (run, task) is first classified against the definitions the run embeds
+        (:func:`tauk.tasks.regrade_eligibility`): ``regrade_class`` is ``unchanged``, ``regradable``,
+        ``needs_replay``, ``needs_judge`` or ``not_comparable``, ``regrade_reason`` says why. A re-graded
+        ``score_reward`` is reported only for ``unchanged`` and ``regradable`` (COMMUNICATE and ACTION recomputed
+        from the new criteria, the new basis applied, DB/ENV/NL carried from the record only where their
+        definitions did not change); the other classes get a null ``score_reward``, ``failure =
+        "not_regraded:<class>"`` and one :class:`RegradeWarning` with the counts — filter ``regrade_class`` before
+        statistics (a null reward counts as a failure in pass^k). Simulations whose task id the new definitions
+        lack get ``task_defined = False``, ``failure = "task_missing"``. Runs of another domain than the new
+        definitions raise :class:`TaukError`. ``db_env_nl_reverifiable`` is False on every re-graded row.
 
     Returns
     -------
@@ -144,15 +171,15 @@ def score(
         (``"recomputed"``, ``"record"`` or null), ``score_basis`` (list[str]), ``score_reward`` (f64, null when it
         cannot be told), ``failure`` (null on success; ``premature:<reason>``; the zero components joined by ``+``
         in the order DB, ENV_ASSERTION, NL_ASSERTION, ACTION, COMMUNICATE; ``no_reward_info``; ``task_missing``),
-        ``task_defined`` and ``db_env_nl_reverifiable`` (bool). Statistics read its reward with
-        ``reward="score_reward"``.
+        ``task_defined`` and ``db_env_nl_reverifiable`` (bool), ``regrade_class`` / ``regrade_reason`` (str,
+        null unless ``tasks=`` is given). Statistics read its reward with ``reward="score_reward"``.
 
     Raises
     ------
     EvaluationError
         Unknown evaluation type, or a basis naming a component the type does not evaluate.
     TaukError
-        ``results`` or ``tasks`` of an unusable kind.
+        ``results`` or ``tasks`` of an unusable kind; ``tasks`` of another domain than the runs.
 
     Examples
     --------
@@ -176,7 +203,10 @@ def score(
 
 
 def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str] | None, strict: bool = True,
-                    report: Any = None) -> pl.DataFrame:  # fmt: skip
+                    report: Any = None, recomputable: Sequence[str] = RECOMPUTED_OFFLINE) -> pl.DataFrame:  # fmt: skip
+    # ``recomputable``: the components this scoring recomputes for a trajectory (re-grade eligibility); with replay
+    # of DB / ENV_ASSERTION wired in, pass (*RECOMPUTED_OFFLINE, "DB", "ENV_ASSERTION").
+    classes = _regrade_classes(prep, recomputable) if prep.regrade else None  # a domain mismatch raises here
     tr = prep.trials
     original = [c for c in prep.src.trials.columns]
     rec = prep.recomputed()
@@ -300,6 +330,10 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     if tr.get_column("_unsafe").any():  # duplicated or null names land here too: the check tells them apart
         tr = _unknown_components(tr, evaluation, strict, report)
         _check_safety(tr, evaluation)
+    if classes is not None:
+        tr = _mark_not_regraded(tr, classes)
+    else:
+        tr = tr.with_columns(regrade_class=pl.lit(None, pl.String), regrade_reason=pl.lit(None, pl.String))
     if prep.regrade:
         missing_ids = tr.filter(~pl.col("task_defined")).get_column("task_id").unique().sort().to_list()
         if missing_ids and len(missing_ids) == tr.get_column("task_id").n_unique():
@@ -316,13 +350,31 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
                 RegradeWarning,
                 stacklevel=4,
             )
+        _warn_not_regraded(tr)
     added = [
         "gate", "has_criteria", "db", "env_assertion", "nl_assertion", "communicate", "action",
         "communicate_source", "action_source", "score_basis", "score_reward", "failure",
-        "task_defined", "db_env_nl_reverifiable",
+        "task_defined", "db_env_nl_reverifiable", "regrade_class", "regrade_reason",
     ]
     kept = prep.src.trials.select([c for c in original if c not in added])
     return kept.hstack([tr.get_column(c) for c in added])
+
+
+def _warn_not_regraded(tr: pl.DataFrame) -> None:
+    """One warning with the counts of simulations whose re-grade is not valid (task_missing is warned apart)."""
+    bad = tr.filter(~pl.col("regrade_class").is_in(list(REGRADED)).fill_null(True) & pl.col("task_defined"))
+    if bad.height == 0:
+        return
+    counts = bad.group_by("regrade_class").agg(n=pl.len(), t=pl.col("task_id").n_unique()).sort("regrade_class")
+    parts = ", ".join(f"{c} {n} ({t} task{'s' if t != 1 else ''})" for c, n, t in counts.rows())
+    warnings.warn(
+        f"re-grading: {bad.height} of {tr.height} simulation(s) cannot be re-graded offline against the new "
+        f"definitions — {parts}; their score_reward is null and regrade_class / regrade_reason say why. "
+        "Filter regrade_class in ('unchanged', 'regradable') before statistics (a null reward counts as a failure "
+        "in pass^k)",
+        RegradeWarning,
+        stacklevel=5,
+    )
 
 
 def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | None, tasks: Any,

@@ -52,6 +52,7 @@ class Audit:
 
     _runs: pl.DataFrame = field(repr=False)
     _mismatches: pl.DataFrame = field(repr=False)
+    _regrade: pl.DataFrame | None = field(default=None, repr=False)
 
     def to_frame(self) -> pl.DataFrame:
         """One row per run (a copy)."""
@@ -69,6 +70,27 @@ class Audit:
     def records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per run (the rows of :meth:`to_frame`)."""
         return self._runs.to_dicts()
+
+    def regrade(self) -> pl.DataFrame | None:
+        """With ``tasks=``: ``run, run_id, regrade_class, n_tasks, n_simulations`` — how many (run, task) pairs and
+        simulations fall in each re-grade class (:func:`tauk.tasks.regrade_eligibility`); None without ``tasks=``."""
+        return None if self._regrade is None else self._regrade.clone()
+
+    def regrade_summary(self) -> SummaryTable | None:
+        """:meth:`regrade` as a :class:`tauk.table.SummaryTable` (None without ``tasks=``)."""
+        if self._regrade is None:
+            return None
+        f = self._regrade
+        notes = [
+            "re-graded rewards are reported for unchanged and regradable only; needs_replay (DB / ENV_ASSERTION "
+            "cannot be carried), needs_judge (live NL assertions), not_comparable (scenario, initial state or "
+            "graded definitions differ, or the task is missing) get a null score_reward",
+        ]
+        return SummaryTable.build(
+            f"re-grade eligibility: {int(f['n_tasks'].sum())} (run, task) pair(s), {int(f['n_simulations'].sum())} "
+            "simulation(s)", ("run", "regrade_class", "n_tasks", "n_simulations"),
+            f.select("run", "regrade_class", "n_tasks", "n_simulations").rows(), notes, keys=2,
+        )  # fmt: skip
 
     @property
     def ok(self) -> bool:
@@ -110,6 +132,13 @@ class Audit:
                 f"check lists outside the reward basis disagree too (diagnostic): COMMUNICATE "
                 f"{diag['communicate_diagnostic_mismatch']}, ACTION {diag['action_diagnostic_mismatch']}"
             )
+        if self._regrade is not None:
+            counts = self._regrade.group_by("regrade_class").agg(pl.col("n_tasks").sum())
+            by = dict(counts.rows())
+            from tauk.tasks import REGRADE_CLASSES
+
+            notes.append("re-grade against other definitions, (run, task) pairs by class: " + ", ".join(
+                f"{c} {by.get(c, 0)}" for c in REGRADE_CLASSES) + " (only unchanged and regradable are re-graded)")  # fmt: skip
         table = SummaryTable.build(title, _CORE, self._runs.select(list(_CORE)).rows(), notes, align="lrrrr")
         if fmt is None:
             return table
@@ -248,4 +277,16 @@ def audit_scored(s: pl.DataFrame, runs: pl.DataFrame | None = None) -> Audit:
     mm = pl.concat(parts).join(run_of, on="run_id", how="left").select(
         "run", "run_id", "simulation_id", "task_id", "component", "recorded", "recomputed"
     )
-    return Audit(frame, mm)
+    regrade = None
+    if "regrade_class" in s.columns and s.get_column("regrade_class").null_count() < s.height:
+        from tauk.tasks import REGRADE_CLASSES
+
+        order = pl.col("regrade_class").replace_strict({c: i for i, c in enumerate(REGRADE_CLASSES)}, default=99)
+        regrade = (
+            s.group_by("run_id", "regrade_class")
+            .agg(n_tasks=pl.col("task_id").n_unique().cast(pl.Int64), n_simulations=pl.len().cast(pl.Int64))
+            .join(run_of, on="run_id", how="left")
+            .sort("run_id", order)
+            .select("run", "run_id", "regrade_class", "n_tasks", "n_simulations")
+        )
+    return Audit(frame, mm, regrade)

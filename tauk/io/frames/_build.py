@@ -48,10 +48,10 @@ def to_frame(columns: dict[str, list], contract: tuple[Column, ...]) -> pl.DataF
     --------
     >>> from tauk.io.columns import EXPECTED_ACTIONS
     >>> cols = new_columns(EXPECTED_ACTIONS)
-    >>> for name, value in zip(cols, ["r", "1", 0, None, "cancel", "{}", ["id"], None]):
+    >>> for name, value in zip(cols, ["r", "1", 0, None, "cancel", "{}", ["id"], None, "write"]):
     ...     cols[name].append(value)
     >>> to_frame(cols, EXPECTED_ACTIONS).row(0)
-    ('r', '1', 0, None, 'cancel', '{}', ['id'], None)
+    ('r', '1', 0, None, 'cancel', '{}', ['id'], None, 'write')
     """
     series = []
     for c in contract:

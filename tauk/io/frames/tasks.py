@@ -6,6 +6,7 @@ as τ²-bench ones (:func:`taubench_task`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,8 +25,56 @@ __all__ = ["build_tasks", "taubench_task", "tasks_from_list"]
 _DEFAULT_BASIS = list(DEFAULT_REWARD_BASIS)
 
 
+def _decoded(text: str) -> Any:
+    """A JSON value, numbers of any size included (msgspec refuses those beyond 64-bit / double range)."""
+    try:
+        return msgspec.json.decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return json.loads(text)
+
+
+def _canonical(raw: msgspec.Raw | None) -> str | None:
+    """Canonical JSON (keys sorted) of an undecoded value: two spellings of one definition compare equal."""
+    text = raw_text(raw)
+    if text is None:
+        return None
+    return canonical_json(_decoded(text))
+
+
+def _checked_name(raw: msgspec.Raw) -> str | None:
+    if raw_text(raw) is None:
+        return None
+    try:
+        name = msgspec.json.decode(raw).get("name")
+    except (msgspec.DecodeError, msgspec.ValidationError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _recorded_checks(run: RunData) -> tuple[dict[str, str], dict[str, bool]]:
+    """From the run's action checks: tool name -> recorded tool type (v1.0 files, first seen), and task id ->
+    whether every simulation's checks name the embedded gold actions in order (tasks without checks: absent)."""
+    gold = {str(t.id): [a.name for a in (t.evaluation_criteria.actions or ())] if t.evaluation_criteria else []
+            for t in run.tasks}  # fmt: skip
+    types: dict[str, str] = {}
+    graded: dict[str, bool] = {}
+    for sim in run.simulations:
+        ri = sim.reward_info
+        checks = ri.action_checks if ri is not None else None
+        tid = str(sim.task_id)
+        if checks is None or tid not in gold or (not checks and gold[tid]):
+            continue
+        names = [_checked_name(c.action) for c in checks]
+        graded[tid] = graded.get(tid, True) and names == gold[tid]
+        for c, name in zip(checks, names):
+            if isinstance(c.tool_type, str) and name is not None:
+                types.setdefault(name, c.tool_type.lower())
+    return types, graded
+
+
 def _task_rows(task_cols: dict[str, list], action_cols: dict[str, list], rid: str | None,
-               tasks: Sequence[S.Task]) -> None:  # fmt: skip
+               tasks: Sequence[S.Task], checks: tuple[dict[str, str], dict[str, bool]] | None = None) -> None:  # fmt: skip
+    tool_types, graded = checks or ({}, {})
     for t in tasks:
         ec = t.evaluation_criteria
         tid = str(t.id)
@@ -44,6 +93,13 @@ def _task_rows(task_cols: dict[str, list], action_cols: dict[str, list], rid: st
         task_cols["n_communicate_info"].append(len(ec.communicate_info or ()) if ec else 0)
         task_cols["n_nl_assertions"].append(len(ec.nl_assertions or ()) if ec else 0)
         task_cols["description"].append(raw_text(t.description))
+        task_cols["user_scenario"].append(_canonical(t.user_scenario))
+        task_cols["initial_state"].append(_canonical(t.initial_state))
+        task_cols["env_assertions"].append(
+            canonical_json([_decoded(bytes(e).decode("utf-8", "replace")) for e in ec.env_assertions])
+            if ec is not None and ec.env_assertions is not None else None
+        )
+        task_cols["graded_as_embedded"].append(graded.get(tid))
         for i, a in enumerate((ec.actions or ()) if ec else ()):
             action_cols["run_id"].append(rid)
             action_cols["task_id"].append(tid)
@@ -53,6 +109,7 @@ def _task_rows(task_cols: dict[str, list], action_cols: dict[str, list], rid: st
             action_cols["arguments"].append(canonical_json(a.arguments or {}))
             action_cols["compare_args"].append(list(a.compare_args) if a.compare_args is not None else None)
             action_cols["requestor"].append(a.requestor)
+            action_cols["tool_type"].append(tool_types.get(a.name))
 
 
 def taubench_task(task_id: Any, tb: S.TBTask) -> S.Task:
@@ -68,7 +125,7 @@ def taubench_task(task_id: Any, tb: S.TBTask) -> S.Task:
     actions = [S.Action(name=a.name, arguments=a.kwargs or {}) for a in tb.actions or ()]
     desc = msgspec.Raw(orjson.dumps({"instruction": tb.instruction, "user_id": tb.user_id}))
     ec = S.EvaluationCriteria(actions=actions, communicate_info=list(tb.outputs or []), reward_basis=None)
-    return S.Task(id=str(task_id), description=desc, evaluation_criteria=ec)
+    return S.Task(id=str(task_id), description=desc, user_scenario=desc, evaluation_criteria=ec)
 
 
 def _taubench_tasks(run: RunData) -> list[S.Task]:
@@ -108,7 +165,10 @@ def build_tasks(runs: Sequence[RunData], run_ids: Sequence[str | None]) -> tuple
     """
     task_cols, action_cols = new_columns(TASKS), new_columns(EXPECTED_ACTIONS)
     for run, rid in zip(runs, run_ids):
-        _task_rows(task_cols, action_cols, rid, _taubench_tasks(run) if run.format == "taubench" else run.tasks)
+        if run.format == "taubench":
+            _task_rows(task_cols, action_cols, rid, _taubench_tasks(run))
+        else:
+            _task_rows(task_cols, action_cols, rid, run.tasks, _recorded_checks(run))
     return to_frame(task_cols, TASKS), to_frame(action_cols, EXPECTED_ACTIONS)
 
 
