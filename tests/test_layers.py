@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "store": 2,
     "scoring": 3,
     "stats": 4,
+    "leaderboard": 5,
     "plot": 5,
     "widgets": 6,
     "report": 6,

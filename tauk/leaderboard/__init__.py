@@ -1,0 +1,69 @@
+"""The leaderboard with honest uncertainty, from the published numbers alone (and the trajectories where they exist).
+
+A leaderboard row that publishes pass^1 … pass^n over T tasks with n trials each determines the whole per-task
+success histogram; once recovered, every tauk statistic applies to it. One module per question:
+
+* :mod:`~tauk.leaderboard.recover` — the histogram of each row, exact within the published rounding, or a flag
+  with the residual in points (and the other conventions and task sets tried): :func:`recover`, as a
+  :func:`tauk.stats.task_counts` frame;
+* :mod:`~tauk.leaderboard.rows` — per row: pass^k with the default interval and the re-run interval, the noise
+  floor, what the row claims: :func:`row_intervals`;
+* :mod:`~tauk.leaderboard.ranking` — per domain: rank intervals, possibly-best sets, tie groups, adjacent pairs
+  (unpaired and conservative from the histograms; paired where trajectories exist): :func:`domain_ranking`;
+* :mod:`~tauk.leaderboard.voice` — the voice rows' interaction metrics with their counts and exact intervals:
+  :func:`interaction_intervals`;
+* :mod:`~tauk.leaderboard.verify` — a submission against its own trajectories, both conventions:
+  :func:`verify_submission`;
+* :func:`analyze` — all of it in one call; :func:`report_section` — the tables, figure and text of a report.
+
+Every table carries the join keys ``submission_id`` and ``domain``.
+
+>>> from tauk.leaderboard import recover_row
+>>> recover_row({1: 42.0, 2: 27.3, 3: 22.0, 4: 20.0}, tasks=50, trials=4).histogram
+(14, 12, 10, 4, 10)
+"""
+
+from .analysis import TABLES, LeaderboardAnalysis, analyze
+from .ranking import QUESTIONS, DomainRanking, domain_ranking
+from .recover import (
+    STATUSES,
+    HistogramFit,
+    Layout,
+    Recovery,
+    RowRecovery,
+    fit_histogram,
+    histogram_counts,
+    recover,
+    recover_row,
+)
+from .rows import RowIntervals, row_intervals, task_values
+from .task_sets import TASK_SETS
+from .verify import Verification, find_trajectories, verify_submission
+from .voice import InteractionIntervals, interaction_intervals
+
+__all__ = [
+    "DomainRanking",
+    "HistogramFit",
+    "InteractionIntervals",
+    "Layout",
+    "LeaderboardAnalysis",
+    "QUESTIONS",
+    "Recovery",
+    "RowIntervals",
+    "RowRecovery",
+    "STATUSES",
+    "TABLES",
+    "TASK_SETS",
+    "Verification",
+    "analyze",
+    "domain_ranking",
+    "find_trajectories",
+    "fit_histogram",
+    "histogram_counts",
+    "interaction_intervals",
+    "recover",
+    "recover_row",
+    "row_intervals",
+    "task_values",
+    "verify_submission",
+]
