@@ -20,7 +20,7 @@ below enumerates them all (level by level, k = n … 1, pruning on h_k ≥ 0), s
 
 A recovered histogram becomes a :func:`tauk.stats.task_counts` frame (:meth:`Recovery.task_counts`), so every
 statistic accepts it. The histogram does not say *which* task had which count, so the task ids are placeholders
-unique to the row (``c3-07``: the 8th task with 3 successes) and nothing pairs across rows.
+unique to the row (``<run_id>:c3-07``: its 8th task with 3 successes) and nothing pairs across rows.
 
 Examples
 --------
@@ -395,12 +395,13 @@ def histogram_counts(cells: Sequence[tuple[int, int, int]], *, run_id: str, doma
                      setup: str | None = None, format: str = "tau2", keys: Mapping[str, Any] | None = None,
                      infra: str = INFRA) -> pl.DataFrame:  # fmt: skip
     """A :func:`tauk.stats.task_counts` frame of one histogram: one row per task, placeholder task ids
-    ``c{successes}-{i:02d}`` (``n{trials}c{successes}-{i}`` for short tasks), no infrastructure errors, binary
-    rewards (``reward_sum`` = successes), no cost; ``keys`` adds key columns after the label columns (as ``by=``).
+    ``{run_id}:c{successes}-{i:02d}`` (``…:n{trials}c{successes}-{i}`` for short tasks) — unique to the run, so
+    nothing pairs them with another run's tasks —, no infrastructure errors, binary rewards (``reward_sum`` =
+    successes), no cost; ``keys`` adds key columns after the label columns (as ``by=``).
 
     >>> f = histogram_counts(((4, 0, 1), (4, 4, 2)), run_id="r", domain="airline")
     >>> f.select("task_id", "kept", "successes").rows()
-    [('c0-00', 4, 0), ('c4-00', 4, 4), ('c4-01', 4, 4)]
+    [('r:c0-00', 4, 0), ('r:c4-00', 4, 4), ('r:c4-01', 4, 4)]
     """
     extra = dict(keys or {})
     one = {"run_id": run_id, "format": format, "agent": agent, "setup": setup or f"{domain}/normal/?/?",
@@ -433,8 +434,8 @@ def _counts_frame(items: Sequence[tuple[Mapping[str, Any], Sequence[tuple[int, i
         .explode("_i")
         .with_columns(
             pl.when(n == pl.col("_top"))
-            .then(pl.format("c{}-{}", c, idx))
-            .otherwise(pl.format("n{}c{}-{}", n, c, idx))
+            .then(pl.format("{}:c{}-{}", pl.col("run_id"), c, idx))
+            .otherwise(pl.format("{}:n{}c{}-{}", pl.col("run_id"), n, c, idx))
             .alias("task_id"),
             n.alias("trials"),
             n.alias("kept"),
