@@ -14,7 +14,7 @@ success histogram; once recovered, every tauk statistic applies to it. One modul
   :func:`interaction_intervals`;
 * :mod:`~tauk.leaderboard.verify` — a submission against its own trajectories, both conventions:
   :func:`verify_submission`;
-* :func:`analyze` — all of it in one call; :func:`report_section` — the tables, figure and text of a report.
+* :func:`analyze` — all of it in one call; :func:`board_from_runs` — your own runs as rows (with trajectories).
 
 Every table carries the join keys ``submission_id`` and ``domain``.
 
@@ -37,6 +37,7 @@ from .recover import (
     recover_row,
 )
 from .rows import RowIntervals, row_intervals, task_values
+from .runs import RunsBoard, board_from_runs
 from .task_sets import TASK_SETS
 from .verify import Verification, find_trajectories, verify_submission
 from .voice import InteractionIntervals, interaction_intervals
@@ -51,11 +52,13 @@ __all__ = [
     "Recovery",
     "RowIntervals",
     "RowRecovery",
+    "RunsBoard",
     "STATUSES",
     "TABLES",
     "TASK_SETS",
     "Verification",
     "analyze",
+    "board_from_runs",
     "domain_ranking",
     "find_trajectories",
     "fit_histogram",

@@ -552,7 +552,7 @@ class Recovery:
 
     def summary(self) -> SummaryTable:
         """The recovery table (text / HTML / LaTeX): status, layout, histogram, residual and explanation per row."""
-        cols = ["submission", "domain", "published", "T×n", "status", "histogram h0…hn", "residual (pt)",
+        cols = ["submission", "domain", "published", "T×n", "status", "histogram h0..hn", "residual (pt)",
                 "false-fit chance", "explanation / note"]  # fmt: skip
         fields = ["submission_id", "domain", "published_ks", "layout", "status", "histogram", "residual",
                   "false_fit_chance", "note"]  # fmt: skip

@@ -112,11 +112,11 @@ class Verification:
 
     def summary(self) -> SummaryTable:
         """The verification table (text / HTML / LaTeX): published vs recomputed under both conventions."""
-        cols = ["domain", "k", "published", "infra dropped", "infra = failure", "Δ dropped", "Δ failure", "reproduces"]
+        cols = ["domain", "k", "published", "infra dropped", "infra = failure", "diff dropped", "diff failure", "reproduces"]
         fields = ["domain", "k", "published", "drop", "fail", "diff_drop", "diff_fail", "reproduces"]
         rows = [[r["domain"], r["k"], r["published"], r["drop"], r["fail"], r["diff_drop"], r["diff_fail"],
                  r["reproduces"]] for r in self.frame.iter_rows(named=True)]  # fmt: skip
-        notes = [f"submission {self.submission_id}: pass^k in points; Δ = recomputed − published; reproduces: within "
+        notes = [f"submission {self.submission_id}: pass^k in points; diff = recomputed − published; reproduces: within "
                  "the submission's rounding (half a unit of its last decimal)"]  # fmt: skip
         for d in self.domains.iter_rows(named=True):
             if d["status"] in ("missing", "unreadable"):
