@@ -23,24 +23,57 @@ Every table carries the join keys ``submission_id`` and ``domain``.
 (14, 12, 10, 4, 10)
 """
 
-from .analysis import TABLES, LeaderboardAnalysis, analyze
-from .ranking import QUESTIONS, DomainRanking, domain_ranking
-from .recover import (
-    STATUSES,
-    HistogramFit,
-    Layout,
-    Recovery,
-    RowRecovery,
-    fit_histogram,
-    histogram_counts,
-    recover,
-    recover_row,
-)
-from .rows import RowIntervals, row_intervals, task_values
-from .runs import RunsBoard, board_from_runs
-from .task_sets import TASK_SETS
-from .verify import Verification, find_trajectories, verify_submission
-from .voice import InteractionIntervals, interaction_intervals
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .choices import QUESTIONS, STATUSES, TABLES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis import LeaderboardAnalysis, analyze
+    from .ranking import DomainRanking, domain_ranking
+    from .recover import (
+        HistogramFit,
+        Layout,
+        Recovery,
+        RowRecovery,
+        fit_histogram,
+        histogram_counts,
+        recover,
+        recover_row,
+    )
+    from .rows import RowIntervals, row_intervals, task_values
+    from .runs import RunsBoard, board_from_runs
+    from .task_sets import TASK_SETS
+    from .verify import Verification, find_trajectories, verify_submission
+    from .voice import InteractionIntervals, interaction_intervals
+
+_LAZY = {
+    "LeaderboardAnalysis": "analysis", "analyze": "analysis",
+    "DomainRanking": "ranking", "domain_ranking": "ranking",
+    "HistogramFit": "recover", "Layout": "recover", "Recovery": "recover", "RowRecovery": "recover",
+    "fit_histogram": "recover", "histogram_counts": "recover", "recover": "recover", "recover_row": "recover",
+    "RowIntervals": "rows", "row_intervals": "rows", "task_values": "rows",
+    "RunsBoard": "runs", "board_from_runs": "runs",
+    "TASK_SETS": "task_sets",
+    "Verification": "verify", "find_trajectories": "verify", "verify_submission": "verify",
+    "InteractionIntervals": "voice", "interaction_intervals": "voice",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """The statistics are imported on first use (PEP 562), so the command line's option lists stay quick."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tauk.leaderboard' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "DomainRanking",

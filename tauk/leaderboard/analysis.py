@@ -20,6 +20,7 @@ from tauk.io.leaderboard import INTERACTION_SCHEMA, load_interaction_metrics, lo
 from tauk.results import load
 from tauk.table import SummaryTable
 
+from .choices import TABLES
 from .ranking import DomainRanking, domain_ranking
 from .recover import Recovery, recover
 from .rows import ROW_KEYS, RowIntervals, row_intervals
@@ -28,8 +29,6 @@ from .voice import InteractionIntervals, interaction_intervals
 
 __all__ = ["LeaderboardAnalysis", "analyze", "TABLES"]
 
-TABLES = ("ranking", "rows", "recovery", "pairs", "voice")
-"""The tables of an analysis, by name (the CLI's ``--table`` choices)."""
 
 
 @dataclass(frozen=True)

@@ -43,13 +43,11 @@ from tauk.results import load
 from tauk.table import Interval, SummaryTable
 
 from ._stats import compare, holm
+from .choices import QUESTIONS
 from .rows import ROW_KEYS, RowIntervals, row_intervals, task_values
 
 __all__ = ["DomainRanking", "domain_ranking", "QUESTIONS", "welch_pvalue"]
 
-QUESTIONS = ("population", "rerun")
-"""What a separation means: ``population`` (a new draw of tasks; Welch on per-task values, conservative) or
-``rerun`` (the same tasks run again; z on the re-run standard errors)."""
 
 
 def welch_pvalue(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:

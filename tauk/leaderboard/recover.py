@@ -48,6 +48,7 @@ from tauk.io.leaderboard import load_interaction_metrics, load_leaderboard
 from tauk.table import SummaryTable
 
 from ._stats import COUNT_COLUMNS, LABEL_COLUMNS
+from .choices import STATUSES
 from .task_sets import alternative_tasks, default_tasks
 
 __all__ = [
@@ -64,8 +65,6 @@ __all__ = [
     "histogram_counts",
 ]
 
-STATUSES = ("recovered", "ambiguous", "flagged", "insufficient")
-"""A row's recovery status (see the module docs)."""
 
 MAX_DECIMALS = 9
 """Figures published with more decimals are treated as exact to 0.5e-9 points (they are unrounded fractions)."""
