@@ -14,7 +14,8 @@ success histogram; once recovered, every tauk statistic applies to it. One modul
   :func:`interaction_intervals`;
 * :mod:`~tauk.leaderboard.verify` — a submission against its own trajectories, both conventions:
   :func:`verify_submission`;
-* :func:`analyze` — all of it in one call; :func:`board_from_runs` — your own runs as rows (with trajectories).
+* :func:`analyze` — all of it in one call; :func:`board_from_runs` — your own runs as rows (with trajectories);
+  :func:`report_section` — the tables, figures and text of a report's leaderboard section.
 
 Every table carries the join keys ``submission_id`` and ``domain``.
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .rows import RowIntervals, row_intervals, task_values
     from .runs import RunsBoard, board_from_runs
+    from .section import ReportSection, report_section
     from .task_sets import TASK_SETS
     from .verify import Verification, find_trajectories, verify_submission
     from .voice import InteractionIntervals, interaction_intervals
@@ -56,6 +58,7 @@ _LAZY = {
     "fit_histogram": "recover", "histogram_counts": "recover", "recover": "recover", "recover_row": "recover",
     "RowIntervals": "rows", "row_intervals": "rows", "task_values": "rows",
     "RunsBoard": "runs", "board_from_runs": "runs",
+    "ReportSection": "section", "report_section": "section",
     "TASK_SETS": "task_sets",
     "Verification": "verify", "find_trajectories": "verify", "verify_submission": "verify",
     "InteractionIntervals": "voice", "interaction_intervals": "voice",
@@ -85,6 +88,7 @@ __all__ = [
     "Recovery",
     "RowIntervals",
     "RowRecovery",
+    "ReportSection",
     "RunsBoard",
     "STATUSES",
     "TABLES",
@@ -99,6 +103,7 @@ __all__ = [
     "interaction_intervals",
     "recover",
     "recover_row",
+    "report_section",
     "row_intervals",
     "task_values",
     "verify_submission",

@@ -93,7 +93,7 @@ def _load_trajectories(path: Any, board: pl.DataFrame, given: Any) -> dict[tuple
 def analyze(board: Any, *, k: int = 1, ci: float = CI_LEVEL, method: str = CI_METHOD, resamples: int = RESAMPLES,
             seed: int | None = SEED, question: str = "population", trajectories: Any = None,
             trials: int | Mapping[Any, int] | None = None, tasks: Mapping[Any, int] | None = None,
-            decimals: int | None = None, listed_only: bool = False,
+            decimals: int | None = None, tolerance: float | None = None, listed_only: bool = False,
             templates: bool = False, progress: bool | None = None) -> LeaderboardAnalysis:  # fmt: skip
     """Recover every row's per-task counts, then the per-row intervals, the per-domain ranking and the voice rows'
     interaction metrics (see :mod:`tauk.leaderboard`).
@@ -111,7 +111,7 @@ def analyze(board: Any, *, k: int = 1, ci: float = CI_LEVEL, method: str = CI_ME
         Trials of some rows, for the paired view: a mapping (submission_id, domain) → path / Results / trials frame,
         or a folder holding the files the submissions name in ``trajectory_files`` (``<folder>/<submission_id>/…``
         or ``<folder>/…``). Their rows' trials per task come from the trajectories.
-    trials, tasks, decimals
+    trials, tasks, decimals, tolerance
         As for :func:`~tauk.leaderboard.recover.recover`.
     listed_only, templates
         Keep only manifest-listed rows; keep upstream's ``A_EXAMPLE_*`` templates (left out by default).
@@ -137,7 +137,7 @@ def analyze(board: Any, *, k: int = 1, ci: float = CI_LEVEL, method: str = CI_ME
         if not isinstance(trials, int) and t.height:
             per_row.setdefault(key, int(t.group_by("task_id").len()["len"].max()))
     rec = recover(frame, trials=trials if isinstance(trials, int) else (per_row or None), tasks=tasks,
-                  decimals=decimals, metrics=metrics, templates=True)  # fmt: skip
+                  decimals=decimals, tolerance=tolerance, metrics=metrics, templates=True)  # fmt: skip
     rows = row_intervals(rec, ci=ci, method=method, resamples=resamples, seed=seed, progress=progress)
     ranking = domain_ranking(rows, k=k, question=question, trajectories=traj or None)
     voice = interaction_intervals(metrics if metrics is not None else pl.DataFrame(schema=INTERACTION_SCHEMA), ci=ci)

@@ -38,6 +38,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
+from tauk.conventions import domain_sort_key
 from tauk.errors import TaukError
 from tauk.results import load
 from tauk.table import Interval, SummaryTable
@@ -46,7 +47,7 @@ from ._stats import compare, holm
 from .choices import QUESTIONS
 from .rows import ROW_KEYS, RowIntervals, row_intervals, task_values
 
-__all__ = ["DomainRanking", "domain_ranking", "QUESTIONS", "welch_pvalue"]
+__all__ = ["DomainRanking", "domain_ranking", "QUESTIONS", "welch_pvalue", "rank_bounds"]
 
 
 
@@ -55,7 +56,7 @@ def welch_pvalue(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
     >>> d, p = welch_pvalue(np.array([0.0, 1, 1, 1]), np.array([0.0, 0, 0, 1]))
     >>> d, round(p, 4)
-    (0.5, 0.2152)
+    (0.5, 0.207)
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     d = float(x.mean() - y.mean())
@@ -78,9 +79,15 @@ def _z_pvalue(d: float, se_a: float | None, se_b: float | None) -> float:
     return float(2.0 * sps.norm.sf(abs(d) / se))
 
 
-def _rank_bounds(p: np.ndarray, d: np.ndarray, alpha: float, simultaneous: bool) -> tuple[np.ndarray, np.ndarray]:
-    """[1 + #significantly better, K − #significantly worse] from K × K p-values and differences d[i, j] = μ_i − μ_j
-    (Holm per row over its K − 1 comparisons, or over all pairs)."""
+def rank_bounds(p: np.ndarray, d: np.ndarray, alpha: float, simultaneous: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """[1 + #significantly better, K − #significantly worse] from K × K two-sided p-values and differences
+    d[i, j] = μ_i − μ_j (Holm per row over its K − 1 comparisons, or over all pairs when ``simultaneous``).
+
+    >>> p = np.array([[np.nan, 0.001, 0.001], [0.001, np.nan, 0.5], [0.001, 0.5, np.nan]])
+    >>> d = np.array([[0, 0.3, 0.4], [-0.3, 0, 0.1], [-0.4, -0.1, 0]])
+    >>> [b.tolist() for b in rank_bounds(p, d, 0.05)]
+    [[1, 2, 2], [1, 3, 3]]
+    """
     K = p.shape[0]
     better = np.zeros(K, dtype=np.int64)
     worse = np.zeros(K, dtype=np.int64)
@@ -320,8 +327,8 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
         rank = sps.rankdata([-r["estimate"] for r in recs], method="average")
         views = {}
         for view, P in (("", P_un), ("_paired", P_pa)):
-            lo, hi = _rank_bounds(P, D, alpha, False)
-            slo, shi = _rank_bounds(P, D, alpha, True)
+            lo, hi = rank_bounds(P, D, alpha, False)
+            slo, shi = rank_bounds(P, D, alpha, True)
             adj = [(i, i + 1) for i in range(K - 1)]
             padj = [P[i, j] for i, j in adj]
             sep = {}
@@ -364,9 +371,16 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
             "n_tiers_paired": max(views["_paired"][5].values()), "n_with_trajectories": int(sum(has)),
             "mdd_min": 100 * min(mdd) if mdd else None, "mdd_max": 100 * max(mdd) if mdd else None,
         })  # fmt: skip
+    order = {(d["domain"], d["modality"]): i for i, d in enumerate(
+        sorted(dom_rows, key=lambda d: (d["modality"] != "text", str(d["modality"]), domain_sort_key(d["domain"]))))}
+    key = pl.struct("domain", "modality").map_elements(lambda s: order[(s["domain"], s["modality"])],
+                                                        return_dtype=pl.Int64)  # fmt: skip
     frame = pl.DataFrame(out_rows, schema=_FRAME_SCHEMA)
     pairs = pl.DataFrame(pair_rows, schema=_PAIR_SCHEMA)
     doms = pl.DataFrame(dom_rows, schema=_DOMAIN_SCHEMA)
+    if order:
+        frame, pairs, doms = (f.with_row_index("_r").with_columns(key.alias("_o")).sort("_o", "_r").drop("_o", "_r")
+                              for f in (frame, pairs, doms))  # fmt: skip
     return DomainRanking(frame, pairs, doms, int(k), level, question, rows)
 
 

@@ -101,7 +101,7 @@ def published_decimals(values: Iterable[float | None]) -> int:
 def rounding_tolerance(decimals: int) -> float:
     """Half a unit of the last decimal (in points), plus a floating-point slack of 1e-9.
 
-    >>> rounding_tolerance(1), rounding_tolerance(2)
+    >>> round(rounding_tolerance(1), 12), round(rounding_tolerance(2), 12)
     (0.050000001, 0.005000001)
     """
     return 0.5 * 10.0 ** (-int(decimals)) + _SLACK
@@ -612,8 +612,8 @@ def _trials_of(r: Mapping[str, Any], ks: Sequence[int], tasks: int, simulations:
 
 
 def recover(board: Any, *, trials: int | Mapping[Any, int] | None = None, tasks: Mapping[Any, int] | None = None,
-            decimals: int | None = None, alternatives: bool = True, metrics: Any = None,
-            listed_only: bool = False, templates: bool = False) -> Recovery:  # fmt: skip
+            decimals: int | None = None, tolerance: float | None = None, alternatives: bool = True,
+            metrics: Any = None, listed_only: bool = False, templates: bool = False) -> Recovery:  # fmt: skip
     """Recover the per-task counts of every row of a leaderboard.
 
     Parameters
@@ -627,8 +627,10 @@ def recover(board: Any, *, trials: int | Mapping[Any, int] | None = None, tasks:
         else 4 (the leaderboard's protocol: such a row is then *insufficient*).
     tasks
         T per domain or per (submission_id, domain) (default: the domain's base task set, :mod:`.task_sets`).
-    decimals
-        Override the rounding read from each row's figures.
+    decimals, tolerance
+        Override the rounding read from each row's figures: its decimals, or a tolerance in points for every row
+        (e.g. 0.06 to admit rows whose nearest histogram misses the rounding by a hair — they are then *recovered*,
+        with their residual in the frame).
     alternatives
         Try the other infrastructure convention and the other task sets for a flagged row (default True).
     metrics
@@ -673,7 +675,8 @@ def recover(board: Any, *, trials: int | Mapping[Any, int] | None = None, tasks:
             T = default_tasks(dom)
         n_sim = sims.get((sid, dom))
         n, n_src = _trials_of(r, ks, T, n_sim, trials)
-        rr = recover_row(pub, tasks=T, trials=n, domain=dom, decimals=decimals, alternatives=alternatives)
+        rr = recover_row(pub, tasks=T, trials=n, domain=dom, decimals=decimals, tolerance=tolerance,
+                         alternatives=alternatives)  # fmt: skip
         note = rr.note
         convention = None
         if rr.status == "recovered":
