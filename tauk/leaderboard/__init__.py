@@ -3,7 +3,7 @@
 A leaderboard row that publishes pass^1 … pass^n over T tasks with n trials each determines the whole per-task
 success histogram; once recovered, every tauk statistic applies to it. One module per question:
 
-* :mod:`~tauk.leaderboard.recover` — the histogram of each row, exact within the published rounding, or a flag
+* :mod:`~tauk.leaderboard.recovery` — the histogram of each row, exact within the published rounding, or a flag
   with the residual in points (and the other conventions and task sets tried): :func:`recover`, as a
   :func:`tauk.stats.task_counts` frame;
 * :mod:`~tauk.leaderboard.rows` — per row: pass^k with the default interval and the re-run interval, the noise
@@ -34,7 +34,7 @@ from .choices import QUESTIONS, STATUSES, TABLES
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import LeaderboardAnalysis, analyze
     from .ranking import DomainRanking, domain_ranking
-    from .recover import (
+    from .recovery import (
         HistogramFit,
         Layout,
         Recovery,
@@ -54,8 +54,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _LAZY = {
     "LeaderboardAnalysis": "analysis", "analyze": "analysis",
     "DomainRanking": "ranking", "domain_ranking": "ranking",
-    "HistogramFit": "recover", "Layout": "recover", "Recovery": "recover", "RowRecovery": "recover",
-    "fit_histogram": "recover", "histogram_counts": "recover", "recover": "recover", "recover_row": "recover",
+    "HistogramFit": "recovery", "Layout": "recovery", "Recovery": "recovery", "RowRecovery": "recovery",
+    "fit_histogram": "recovery", "histogram_counts": "recovery", "recover": "recovery", "recover_row": "recovery",
     "RowIntervals": "rows", "row_intervals": "rows", "task_values": "rows",
     "RunsBoard": "runs", "board_from_runs": "runs",
     "ReportSection": "section", "report_section": "section",

@@ -22,7 +22,7 @@ from tauk.table import SummaryTable
 
 from .choices import TABLES
 from .ranking import DomainRanking, domain_ranking
-from .recover import Recovery, recover
+from .recovery import Recovery, recover
 from .rows import ROW_KEYS, RowIntervals, row_intervals
 from .verify import find_trajectories
 from .voice import InteractionIntervals, interaction_intervals
@@ -112,7 +112,7 @@ def analyze(board: Any, *, k: int = 1, ci: float = CI_LEVEL, method: str = CI_ME
         or a folder holding the files the submissions name in ``trajectory_files`` (``<folder>/<submission_id>/…``
         or ``<folder>/…``). Their rows' trials per task come from the trajectories.
     trials, tasks, decimals, tolerance
-        As for :func:`~tauk.leaderboard.recover.recover`.
+        As for :func:`~tauk.leaderboard.recovery.recover`.
     listed_only, templates
         Keep only manifest-listed rows; keep upstream's ``A_EXAMPLE_*`` templates (left out by default).
     """

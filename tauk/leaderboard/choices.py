@@ -6,7 +6,7 @@ from __future__ import annotations
 __all__ = ["STATUSES", "QUESTIONS", "TABLES"]
 
 STATUSES = ("recovered", "ambiguous", "flagged", "insufficient")
-"""A row's recovery status (see :mod:`tauk.leaderboard.recover`)."""
+"""A row's recovery status (see :mod:`tauk.leaderboard.recovery`)."""
 
 QUESTIONS = ("population", "rerun")
 """What a separation means: ``population`` (a new draw of tasks; Welch on per-task values, conservative) or

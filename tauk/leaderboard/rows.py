@@ -1,6 +1,6 @@
 """Per leaderboard row: pass^k with its intervals, the run-to-run noise floor and what the row claims.
 
-For every row whose histogram was recovered (:mod:`tauk.leaderboard.recover`), the statistics are tauk's own, run
+For every row whose histogram was recovered (:mod:`tauk.leaderboard.recovery`), the statistics are tauk's own, run
 on the recovered :func:`tauk.stats.task_counts` frame — so they are the numbers the row's trajectories would give
 (the default interval is a function of the histogram alone; on τ-bench gpt-4o airline it equals the trajectories'
 to 1e-16): pass^k with the default calibrated interval for a new draw of tasks (``ci_low``/``ci_high``) and the
@@ -29,7 +29,7 @@ from tauk.errors import TaukError
 from tauk.table import Interval, SummaryTable
 
 from ._stats import noise_floor, pass_hat_k, rerun_variance
-from .recover import Recovery, recover
+from .recovery import Recovery, recover
 
 __all__ = ["RowIntervals", "row_intervals", "task_values"]
 
@@ -63,7 +63,7 @@ class RowIntervals:
     task), flip_share (tasks neither always passed nor always failed), sd_single_run, residual (points) and note.
     ``passk``: one row per (submission_id, domain, k) with published (points), estimate, se_tasks, se_rerun,
     ci_low, ci_high, rerun_ci_low, rerun_ci_high, interval_method, rerun_interval_method.
-    ``recovery``: the :class:`~tauk.leaderboard.recover.Recovery` it was made from.
+    ``recovery``: the :class:`~tauk.leaderboard.recovery.Recovery` it was made from.
     """
 
     frame: pl.DataFrame
@@ -138,7 +138,7 @@ def row_intervals(recovery: Any, *, ci: float = CI_LEVEL, method: str = CI_METHO
     Parameters
     ----------
     recovery
-        A :class:`~tauk.leaderboard.recover.Recovery`, or what :func:`~tauk.leaderboard.recover.recover` takes.
+        A :class:`~tauk.leaderboard.recovery.Recovery`, or what :func:`~tauk.leaderboard.recovery.recover` takes.
     ci, method, resamples, seed, progress
         As for :func:`tauk.stats.pass_hat_k` (defaults from :mod:`tauk.conventions`).
     alpha

@@ -28,7 +28,7 @@ from tauk.results import load
 from tauk.table import SummaryTable
 
 from ._stats import pass_hat_k
-from .recover import published_decimals, rounding_tolerance
+from .recovery import published_decimals, rounding_tolerance
 
 __all__ = ["Verification", "verify_submission", "find_trajectories", "TRAJECTORY_DIR"]
 

@@ -1,4 +1,4 @@
-"""tauk.leaderboard.recover: histograms from published pass^1 … pass^n, checked against brute force, the τ-bench
+"""tauk.leaderboard.recovery: histograms from published pass^1 … pass^n, checked against brute force, the τ-bench
 trajectories and synthetic runs."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 import tauk
 from tauk.errors import TaukError
 from tauk.leaderboard import Layout, fit_histogram, histogram_counts, recover, recover_row
-from tauk.leaderboard.recover import published_decimals, rounding_tolerance
+from tauk.leaderboard.recovery import published_decimals, rounding_tolerance
 
 
 # ---------------------------------------------------------------------------------------------- oracles
