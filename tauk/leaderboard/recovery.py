@@ -9,7 +9,9 @@ combination inside those intervals whose h_c are all ≥ 0 reproduces the row wi
 below enumerates them all (level by level, k = n … 1, pruning on h_k ≥ 0), so
 
 * exactly one histogram → **recovered**: the row's per-task counts, exact;
-* several → **ambiguous** (the rounding is too coarse for this T; each is listed);
+* several → **ambiguous** (the rounding is too coarse for this T; each is listed). A row whose figures all end in
+  .0 reads as rounded to integers (a JSON float keeps no trailing zero); it is read again at one decimal, and a
+  unique histogram there is the recovery, with the chance that integer-rounded figures fit it by accident;
 * none → **flagged**, with the residual of the nearest histogram in points (the smallest possible max_k |reproduced
   − published| over every integer histogram: a global minimum, not a heuristic), after trying the other
   infrastructure convention (tasks lost whole, tasks one trial short) and the domain's other task sets; a layout
@@ -351,6 +353,16 @@ def recover_row(published: Mapping[int, float | None], *, tasks: int, trials: in
     if fit.n_solutions == 1:
         return RowRecovery("recovered", items, layout, fit, (), (layout.describe(),), d, tol)
     if fit.n_solutions > 1:
+        if decimals is None and tolerance is None and d < 1:
+            # A JSON float shows no trailing zero: four figures ending in .0 read as integers. At one decimal (what
+            # the leaderboard shows) a unique histogram is the recovery, unless integer-rounded figures fit one by
+            # accident — with probability at most the one-decimal fit's false-fit chance, reported in the note.
+            tol1 = rounding_tolerance(1)
+            fine = fit_histogram(pub, layout, tol1)
+            if fine.n_solutions == 1:
+                return RowRecovery("recovered", items, layout, fine, (), (layout.describe(),), 1, tol1,
+                                   "every figure ends in .0: read at one decimal (integer-rounded figures would fit "
+                                   f"a histogram there by accident with chance ≤ {fine.false_fit_chance:.2g})")  # fmt: skip
         return RowRecovery("ambiguous", items, layout, fit, (), (layout.describe(),), d, tol,
                            f"{fit.n_solutions} histograms reproduce the figures within ±{tol:.3g} points")  # fmt: skip
     alts: list[HistogramFit] = []
