@@ -160,11 +160,11 @@ print(mine.ranking.pairs.select("domain", "a", "b", "diff", "p_unpaired", "p_pai
 # %% [markdown]
 # Among the shared leaderboard files' own runs, only toolorchestra's airline run has trajectories in the shared data
 # (one trial per task), so no *pair* of published rows can be paired there. Two real runs on the same tasks — gpt-4.1
-# and its fine-tune on retail's 40 test tasks (v0.1) — show the two views on real data:
+# and its fine-tune on telecom's 40 test tasks (v0.1, one trial each) — show the two views on real data:
 
 # %%
 if (SHARED / "tau2").exists():
-    res = tauk.load({a: SHARED / "tau2" / f"v0.1_{a}_retail-test_1trial.json" for a in ("gpt-4.1", "ft-gpt-4.1")})
+    res = tauk.load({a: SHARED / "tau2" / f"v0.1_{a}_telecom-test_1trial.json" for a in ("gpt-4.1", "ft-gpt-4.1")})
     pair_runs = lb.board_from_runs(res)
     pa = lb.analyze(pair_runs.board, trajectories=pair_runs.trajectories, tasks=pair_runs.tasks)
     print(pa.ranking.summary().to_text(width=140))

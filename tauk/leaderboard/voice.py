@@ -106,6 +106,7 @@ class InteractionIntervals:
             f = f.filter(pl.col("metric").is_in([metric] if isinstance(metric, str) else list(metric)))
         if domain is not None:
             f = f.filter(pl.col("domain").is_in([domain] if isinstance(domain, str) else list(domain)))
+        f = f.sort(["domain", "metric", "value"], descending=[False, False, True])
         cols = ["submission", "domain", "metric", f"value [{self.ci:.0%} exact]", "count", "of", "sims", "note"]
         fields = ["submission_id", "domain", "metric", "value", "numerator", "denominator", "n_simulations", "note"]
         rows = [[r["submission_id"], r["domain"], r["metric"], Interval(r["value"], r["ci_low"], r["ci_high"]),
