@@ -9,7 +9,10 @@
    default: a row whose four figures end in .0 is read as integers and may come out ambiguous). Exact = the one
    histogram found equals the truth. T = 50 and 114 (the leaderboard's), and 200 / 400 where one decimal stops
    determining the histogram.
-2. **Speed.** Reading every file of the shared leaderboard and recovering every row (median of 7), the whole
+2. **False fits.** Figures that no histogram made (pass^1 uniform on 20–95, each next pass^k a random 60–100 % /
+   80–100 % of the previous, rounded to one or two decimals): how often some histogram of a layout reproduces them
+   anyway, against the false-fit chance the library reports for that layout (its upper bound).
+3. **Speed.** Reading every file of the shared leaderboard and recovering every row (median of 7), the whole
    ``analyze`` (recovery, default intervals of every row, rankings, voice metrics; median of 3), against a
    baseline measured in the same run: brute-force enumeration of all C(T + 4, 4) histograms of one 50-task row.
 """
@@ -24,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from tauk.io.leaderboard import load_interaction_metrics, load_leaderboard
-from tauk.leaderboard import analyze, recover, recover_row
+from tauk.leaderboard import Layout, analyze, fit_histogram, recover, recover_row
+from tauk.leaderboard.recovery import rounding_tolerance
 
 FAMILIES = ("taubench", "u-shaped", "moderate", "mixture")
 
@@ -60,6 +64,25 @@ def round_trip(T: int, draws: int, rng: np.random.Generator) -> dict[str, float]
         out["wrong"] += (known.status == "recovered" and known.histogram != h) + (
             read.status == "recovered" and read.histogram != h)  # fmt: skip
     return {k: v / draws for k, v in out.items()} | {"wrong_n": out["wrong"]}
+
+
+def false_fits(draws: int, rng: np.random.Generator) -> None:
+    print(f"# False fits: random figures ({draws} per cell) against the reported false-fit chance\n")
+    print("| layout | decimals | share that fit | reported chance (bound) |")
+    print("|---|---:|---:|---:|")
+    for layout, d in [(Layout(50, 4), 1), (Layout(114, 4), 1), (Layout(97, 4), 1), (Layout(114, 4), 2),
+                      (Layout(114, 4, 1), 1), (Layout(114, 4, 3), 1), (Layout(47, 4, 0, "base − 3 lost"), 1)]:  # fmt: skip
+        tol, fits, chance = rounding_tolerance(d), 0, 0.0
+        for _ in range(draws):
+            p1 = rng.uniform(20, 95)
+            p2 = rng.uniform(0.6 * p1, p1)
+            p3 = rng.uniform(0.8 * p2, p2)
+            p4 = rng.uniform(0.8 * p3, p3)
+            f = fit_histogram({k: round(v, d) for k, v in enumerate((p1, p2, p3, p4), 1)}, layout, tol, nearest=False)
+            fits += f.fits
+            chance = f.false_fit_chance
+        print(f"| {layout.describe()} | {d} | {100 * fits / draws:.2f} % | {100 * chance:.2g} % |")
+    print()
 
 
 def brute_force_row(pub: dict[int, float], T: int, tol: float) -> int:
@@ -104,6 +127,7 @@ def main() -> None:
     print("\n(T = 200 and 400 with a fifth of the draws. One decimal determines the histogram while every S_k window "
           "is narrower than one integer: T·C(4,2)·0.1/100 < 1, i.e. T < 167.)\n")
 
+    false_fits(max(1000, args.draws * 3), rng)
     board = Path(args.board)
     if not board.is_dir():
         print(f"no leaderboard folder at {board}: speed part skipped")

@@ -55,11 +55,11 @@ class LeaderboardAnalysis:
         if name == "rows":
             return self.rows.summary(domain=domain)
         if name == "pairs":
-            return self.ranking.pairs_summary()
+            return self.ranking.pairs_summary(domain=domain)
         if name == "voice":
             return self.voice.summary(domain=domain)
         if name == "recovery":
-            return self.recovery.summary()
+            return self.recovery.summary(domain=domain)
         raise TaukError(f"table must be one of {TABLES}, got {name!r}")
 
     def summary(self) -> SummaryTable:

@@ -207,9 +207,11 @@ class DomainRanking:
         return SummaryTable.build(f"Leaderboard ranking: pass^{self.k}, rank intervals and tie groups", cols, rows,
                                   notes, digits=1, fields=fields, keys=3)  # fmt: skip
 
-    def pairs_summary(self, *, adjacent_only: bool = True) -> SummaryTable:
+    def pairs_summary(self, *, adjacent_only: bool = True, domain: str | Sequence[str] | None = None) -> SummaryTable:
         """The adjacent pairs (or all pairs): difference, unpaired and paired p, separability."""
         f = self.pairs.filter(pl.col("adjacent")) if adjacent_only else self.pairs
+        if domain is not None:
+            f = f.filter(pl.col("domain").is_in([domain] if isinstance(domain, str) else list(domain)))
         cols = ["domain", "modality", "a", "b", "diff (pt)", "p unpaired", "p paired", "test", "separable"]
         fields = ["domain", "modality", "a", "b", "diff", "p_unpaired", "p_paired", "test", "separable"]
         rows = [[r["domain"], r["modality"], r["a"], r["b"], 100 * r["diff"], r["p_unpaired"], r["p_paired"],

@@ -149,8 +149,9 @@ class HistogramFit:
     ``histograms``: each as ``cells`` — ``((trials, successes, tasks), …)``, the complete tasks first (c = 0 … n),
     then the short ones; ``n_solutions`` counts them all (at most 64 are kept). ``nearest``: the histogram with the
     smallest ``residual`` (max over published k of |reproduced − published|, points); ``residual`` is ``inf`` when
-    none lies within 12.8 points. ``false_fit_chance``: upper bound on the chance that figures of this precision fit
-    this layout by accident."""
+    none lies within 12.8 points. ``false_fit_chance``: Π_k min(1, 2·tol·T·C(n, k)/100) (× the short-task
+    combinations tried), the chance that figures of this precision placed at random fit this layout by accident —
+    an upper bound (measured in ``benchmarks/leaderboard_recovery.py``: random figures fit less often)."""
 
     layout: Layout
     histograms: tuple[tuple[tuple[int, int, int], ...], ...]
@@ -396,8 +397,9 @@ def _flag_note(fit: HistogramFit, alts: list[HistogramFit]) -> str:
         text += (f"; reproduced by {best.layout.describe()} (false-fit chance {best.false_fit_chance:.2g}"
                  + (f", {len(ok) - 1} other layout(s) too" if len(ok) > 1 else "") + ")")  # fmt: skip
     elif alts:
-        text += (f"; {len(alts)} alternative layout(s) fit, each with a false-fit chance above "
-                 f"{PLAUSIBLE_CHANCE:g} (uninformative)")  # fmt: skip
+        listed = "; ".join(f"{a.layout.describe()}, chance {a.false_fit_chance:.2g}" for a in alts[:3])
+        text += (f"; {len(alts)} alternative layout(s) fit but figures of this precision would fit them by accident "
+                 f"too often to tell (chance above {PLAUSIBLE_CHANCE:g}): {listed}")  # fmt: skip
     return text
 
 
@@ -561,23 +563,27 @@ class Recovery:
             raise TaukError("no recovered rows to turn into task counts")
         return _counts_frame(items, ["submission_id"], infra)
 
-    def summary(self) -> SummaryTable:
-        """The recovery table (text / HTML / LaTeX): status, layout, histogram, residual and explanation per row."""
+    def summary(self, *, domain: str | Sequence[str] | None = None) -> SummaryTable:
+        """The recovery table (text / HTML / LaTeX): status, layout, histogram, residual and explanation per row
+        (``domain`` keeps some domains)."""
+        frame = self.frame
+        if domain is not None:
+            frame = frame.filter(pl.col("domain").is_in([domain] if isinstance(domain, str) else list(domain)))
         cols = ["submission", "domain", "published", "T×n", "status", "histogram h0..hn", "residual (pt)",
                 "false-fit chance", "explanation / note"]  # fmt: skip
         fields = ["submission_id", "domain", "published_ks", "layout", "status", "histogram", "residual",
                   "false_fit_chance", "note"]  # fmt: skip
         rows = []
-        for r in self.frame.iter_rows(named=True):
+        for r in frame.iter_rows(named=True):
             h = r["histogram"] if r["histogram"] is not None else r["nearest_histogram"]
             htxt = None if h is None else ("" if r["histogram"] is not None else "nearest ") + " ".join(map(str, h))
             rows.append([r["submission_id"], r["domain"], r["published_ks"], f"{r['tasks']}×{r['trials']}",
                          r["status"], htxt, r["residual"], r["false_fit_chance"],
                          r["explanation"] or (r["note"] if r["status"] != "recovered" else None)])  # fmt: skip
-        counts = self.frame.group_by("status").len()
+        counts = frame.group_by("status").len()
         tally = ", ".join(f"{n} {s}" for s, n in sorted(counts.rows(), key=lambda x: STATUSES.index(x[0])))
         notes = [
-            f"{self.frame.height} rows: {tally}",
+            f"{frame.height} rows: {tally}",
             "recovered: the one integer histogram (tasks with c = 0 … n successes) that reproduces every published "
             "pass^1 … pass^n within the row's rounding (half a unit of its last decimal); residual: max over k of "
             "|reproduced − published| in points (of the nearest histogram when none fits)",

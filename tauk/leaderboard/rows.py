@@ -117,6 +117,9 @@ class RowIntervals:
             "rows not recovered keep their published figure and their flag (residual: points between the published "
             "figures and the nearest integer histogram)",
         ]
+        if (f["trials"] == 1).any():
+            notes.append("one-trial rows (voice: one simulation per task): both intervals are Clopper–Pearson on "
+                         "(successes, T) — one trial per task shows no run-to-run noise, so no noise floor either")  # fmt: skip
         return SummaryTable.build("Leaderboard rows: pass^1 with intervals and noise floor", cols, rows, notes,
                                   digits=2, fields=fields, keys=2)  # fmt: skip
 
