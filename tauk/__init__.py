@@ -22,7 +22,7 @@ from tauk.io import load_tasks
 from tauk.results import Results, load
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tauk import plot, scoring, stats, tasks, widgets
+    from tauk import leaderboard, plot, scoring, stats, tasks, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
     from tauk.store import ingest
@@ -34,6 +34,7 @@ _LAZY = {
     "scoring": ("tauk.scoring", None),
     "stats": ("tauk.stats", None),
     "tasks": ("tauk.tasks", None),
+    "leaderboard": ("tauk.leaderboard", None),
     "plot": ("tauk.plot", None),
     "widgets": ("tauk.widgets", None),
     "score": ("tauk.scoring", "score"),
@@ -72,6 +73,7 @@ __all__ = [
     "__version__",
     "audit",
     "load",
+    "leaderboard",
     "load_leaderboard",
     "load_tasks",
     "ingest",

@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "tasks": 2,
     "scoring": 3,
     "stats": 4,
+    "leaderboard": 5,
     "plot": 5,
     "widgets": 6,
     "report": 6,

@@ -28,7 +28,7 @@ NAMES = list(BUILD.NOTEBOOKS)
 
 def test_expected_notebooks():
     assert NAMES == ["01_quickstart", "02_explore_with_widgets", "03_compare_agents", "04_paper_figures",
-                     "05_failure_analysis", "06_noise_floor"]
+                     "05_failure_analysis", "06_noise_floor", "07_leaderboard"]
     assert sorted(p.stem for p in NB_DIR.glob("*.ipynb")) == NAMES
 
 

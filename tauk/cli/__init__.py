@@ -12,6 +12,8 @@ module imports this package.
     tauk export PATH... --out DIR [--frames runs,trials,...]
     tauk consistency PATH... [--by FIELDS] [--infra drop|fail] [--alpha A] [--format table|json|csv|markdown]
     tauk validity TASKS_OR_RESULTS... [--per-task] [--evidence RESULTS] [--format table|json|csv|markdown]
+    tauk leaderboard PATH [--domain NAMES] [--table ranking|rows|recovery|pairs|voice|all] [--format …]
+    tauk leaderboard --verify SUBMISSION_DIR
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tauk.cli import audit, compare, consistency, export, ingest, report, summary, synth, validity
+from tauk.cli import audit, compare, consistency, export, ingest, leaderboard, report, summary, synth, validity
 from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, consistency, validity, report, ingest, export, synth)
+SUBCOMMANDS = (summary, compare, audit, consistency, validity, leaderboard, report, ingest, export, synth)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):

@@ -24,7 +24,8 @@ import polars as pl
 from tauk.conventions import DOMAIN_ORDER, OVERALL_DOMAINS, domain_sort_key
 from tauk.errors import LoadError
 
-__all__ = ["load_leaderboard", "LEADERBOARD_SCHEMA", "OVERALL_DOMAINS"]
+__all__ = ["load_leaderboard", "load_interaction_metrics", "LEADERBOARD_SCHEMA", "INTERACTION_SCHEMA",
+           "INTERACTION_METRICS", "INTERACTION_COUNTS", "OVERALL_DOMAINS"]
 
 """The domains whose pass^1 is averaged (unweighted) into ``overall``."""
 
@@ -303,3 +304,115 @@ def load_leaderboard(path_or_dir: str | Path | Sequence[str | Path]) -> pl.DataF
         .sort("submission_id", "_d", "domain")
         .drop("_d")
     )
+
+
+# ---- voice submissions: interaction metrics with their counts ---------------------------------------------------
+INTERACTION_METRICS = ("response_latency_mean", "yield_latency_mean", "response_rate", "yield_rate",
+                       "agent_interruption_rate", "selectivity_backchannel", "selectivity_vocal_tic",
+                       "selectivity_non_directed")  # fmt: skip
+"""The interaction-metric panel of a voice submission, in the leaderboard's order."""
+
+INTERACTION_COUNTS = ("n_simulations", "response_total", "yield_total", "backchannel_total", "vocal_tic_total",
+                      "non_directed_total", "agent_interrupts_count")  # fmt: skip
+"""The event counts published beside the panel (every rate's denominator, and the interruptions)."""
+
+INTERACTION_SCHEMA: dict[str, pl.DataType] = {
+    "submission_id": pl.String,
+    "model": pl.String,
+    "domain": pl.String,
+    "metrics_version": pl.String,
+    **{c: pl.Int64 for c in INTERACTION_COUNTS},
+    **{m: pl.Float64 for m in INTERACTION_METRICS},
+    "source": pl.String,
+}
+"""Columns of :func:`load_interaction_metrics`'s frame, in order."""
+
+
+def _count(v: Any, path: str, loc: str) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float) or (isinstance(v, float) and not v.is_integer()):
+        raise LoadError(path, loc, f"expected a whole number of events, got {_type_name(v)} {v!r}")
+    if v < 0:
+        raise LoadError(path, loc, f"expected a count ≥ 0, got {v!r}")
+    return int(v)
+
+
+def _interaction_rows(path: Path, submission_id: str) -> list[dict[str, Any]]:
+    p = str(path)
+    doc = _read_json(path)
+    if not isinstance(doc, dict):
+        raise LoadError(p, "$", f"expected a submission object, got {_type_name(doc)}")
+    im = doc.get("interaction_metrics")
+    if im is None:
+        return []
+    if not isinstance(im, dict):
+        raise LoadError(p, "$.interaction_metrics", f"expected an object or null, got {_type_name(im)}")
+    version = im.get("version")
+    if version is not None and not isinstance(version, str):
+        raise LoadError(p, "$.interaction_metrics.version", f"expected a string, got {_type_name(version)}")
+    domains = im.get("domains") or {}
+    if not isinstance(domains, dict):
+        raise LoadError(p, "$.interaction_metrics.domains", f"expected an object, got {_type_name(domains)}")
+    panels = [(d, domains[d], f"$.interaction_metrics.domains.{d}") for d in sorted(domains, key=domain_sort_key)]
+    if im.get("overall") is not None:
+        panels.append(("overall", im["overall"], "$.interaction_metrics.overall"))
+    model = doc.get("model_name") if isinstance(doc.get("model_name"), str) else None
+    rows = []
+    for dom, panel, loc in panels:
+        if panel is None:
+            continue
+        if not isinstance(panel, dict):
+            raise LoadError(p, loc, f"expected an object, got {_type_name(panel)}")
+        counts = panel.get("counts") or {}
+        if not isinstance(counts, dict):
+            raise LoadError(p, f"{loc}.counts", f"expected an object, got {_type_name(counts)}")
+        row: dict[str, Any] = {"submission_id": submission_id, "model": model, "domain": dom,
+                               "metrics_version": version, "source": p}  # fmt: skip
+        for c in INTERACTION_COUNTS:
+            row[c] = _count(counts.get(c), p, f"{loc}.counts.{c}")
+        for m in INTERACTION_METRICS:
+            row[m] = _number(panel.get(m), p, f"{loc}.{m}", 0.0, None)
+        rows.append(row)
+    return rows
+
+
+def load_interaction_metrics(path_or_dir: str | Path | Sequence[str | Path]) -> pl.DataFrame:
+    """The voice submissions' interaction metrics *with their counts* (which :func:`load_leaderboard` leaves out):
+    one row per (submission, domain), plus a row ``domain="overall"`` where the submission publishes one (the
+    leaderboard's unweighted mean of the domain rates, counts summed).
+
+    Columns (see :data:`INTERACTION_SCHEMA`): submission_id, model, domain, metrics_version, the counts
+    :data:`INTERACTION_COUNTS` (n_simulations and each rate's denominator: response_total, yield_total,
+    backchannel_total, vocal_tic_total, non_directed_total; agent_interrupts_count), the panel
+    :data:`INTERACTION_METRICS` as published (rates as fractions, latencies in seconds), source.
+
+    Raises:
+        LoadError: naming the file and the JSON path of what is malformed (e.g. a fractional count).
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> sub = {"model_name": "V", "results": {"airline": {"pass_1": 58.0}},
+    ...        "interaction_metrics": {"version": "1.0", "domains": {"airline": {
+    ...            "response_rate": 0.9, "counts": {"n_simulations": 50, "response_total": 10}}}}}
+    >>> path = Path(tempfile.mkdtemp()) / "v_org_2026-01-01.json"
+    >>> _ = path.write_text(json.dumps(sub))
+    >>> load_interaction_metrics(path).select("domain", "n_simulations", "response_total", "response_rate").rows()
+    [('airline', 50, 10, 0.9)]
+    """
+    targets: Iterable[str | Path]
+    targets = [path_or_dir] if isinstance(path_or_dir, str | Path) else list(path_or_dir)
+    rows: list[dict[str, Any]] = []
+    seen: set[Path] = set()
+    for t in targets:
+        for f, sid, _section in _discover(Path(t)):
+            rf = f.resolve()
+            if rf in seen:
+                continue
+            seen.add(rf)
+            rows.extend(_interaction_rows(f, sid))
+    if not rows:
+        return pl.DataFrame(schema=INTERACTION_SCHEMA)
+    return pl.DataFrame(rows, schema=INTERACTION_SCHEMA).sort("submission_id")

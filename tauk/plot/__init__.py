@@ -12,6 +12,7 @@ re-estimated here: intervals come from the result objects.
     termination_reasons(trials)          how trials ended, per agent
     cost_vs_pass(summary)                cost against pass^1 with the Pareto front
     leaderboard(board, recomputed=None)  published leaderboard figures beside recomputed ones
+    leaderboard_ranks(ranking)           leaderboard rows ranked with intervals, tie groups shaded
     noise_floor(consistency)             per-trial pass^1, the fixed-task mean and the single-run band
     flaky_tasks(consistency_or_trials)   tasks × trials outcome grid, most undecided tasks first
 
@@ -42,7 +43,7 @@ from ._presets import FIGSIZES, MIN_FONT_SIZE, PAPER_RC, PRESETS, RC, Preset, pr
 from .compare import forest
 from .cost import cost_vs_pass, pareto_front
 from .failures import failure_breakdown, termination_reasons
-from .leaderboard import leaderboard
+from .leaderboard import leaderboard, leaderboard_ranks
 from .noise import flaky_tasks, noise_floor
 from .passk import domain_estimates, pass_k_curve
 from .tasks import success_heatmap
@@ -68,6 +69,7 @@ __all__ = [
     "flaky_tasks",
     "forest",
     "leaderboard",
+    "leaderboard_ranks",
     "new_figure",
     "noise_floor",
     "pareto_front",

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from tauk._compat import keyword_options
+from tauk.conventions import CI_LEVEL as CI_LEVEL_DEFAULT
 from tauk.conventions import OVERALL_DOMAINS
 from tauk.errors import TaukError
 
@@ -40,7 +41,7 @@ from ._presets import active_preset
 from .cost import MIN_SIMULATIONS, check_min_simulations
 from .passk import domain_sort_key
 
-__all__ = ["leaderboard"]
+__all__ = ["leaderboard", "leaderboard_ranks"]
 
 _DEFAULT_DOMAINS = OVERALL_DOMAINS
 _HATCH = "////"
@@ -317,3 +318,162 @@ def leaderboard(
                      ha="left", fontsize=float(mpl.rcParams["axes.titlesize"]))  # fmt: skip
     return finish(fig, axes[0], foot, handles=handles if ax is None else None, labels=leg_labels,
                   legend=ax is None, legend_below=True, caption=caption, axes=list(axes[: len(panels)]))
+
+
+# ---- ranked rows with intervals, tie groups shaded (tauk.leaderboard.domain_ranking) -----------------------------
+_TIER_SHADES = ("#EEF2F7", "#FFFFFF")
+_RANK_COLUMNS = ("domain", "modality", "submission_id", "estimate", "ci_low", "ci_high", "tier", "possibly_best",
+                 "rank_low", "rank_high")  # fmt: skip
+
+
+def _row_labels(recs: list[dict[str, Any]], width: int) -> list[str]:
+    """The model name of each row; where a model appears twice, the submission's own name (the id before its first
+    ``_``), and its date too where that still repeats."""
+    names = [r.get("model") or r["submission_id"] for r in recs]
+    stems = [str(r["submission_id"]).split("_", 1)[0] for r in recs]
+    out = []
+    for r, n, stem in zip(recs, names, stems):
+        if names.count(n) > 1:
+            n = stem
+            if sum(1 for m, st in zip(names, stems) if st == stem) > 1:
+                n = f"{stem} ({str(r['submission_id']).rsplit('_', 1)[-1]})"
+        out.append(escape_label(n, width=width))
+    return out
+
+
+@keyword_options(("ranking", "domains", "modality", "paired", "top", "ax"))
+@styled
+def leaderboard_ranks(
+    ranking: Any,
+    *,
+    domains: Any = None,
+    modality: str | None = "text",
+    paired: bool = False,
+    top: int | None = None,
+    ax: Axes | None = None,
+    figsize: Any = None,
+) -> Figure:
+    """Leaderboard rows ranked per domain with their intervals, tie groups shaded: the result of
+    :func:`tauk.leaderboard.domain_ranking` (or ``analyze(...).ranking``) drawn — one panel per domain, one row per
+    submission (best first), a dot at pass^k and a bar for its interval, bands alternating per tie group (a new group
+    after each adjacent pair the data can separate), the possibly-best rows in bold and each row's rank interval at
+    the right.
+
+    Parameters
+    ----------
+    ranking
+        A ``DomainRanking`` (anything with ``to_frame()`` giving its columns, and ``ci``, ``k``, ``question``).
+    domains
+        Domains to draw (default: every ranked domain).
+    modality
+        ``"text"`` (default), ``"voice"`` or None (both: drawn as separate panels).
+    paired
+        Draw the paired view (tie groups and rank intervals from the paired tests where trajectories exist).
+    top
+        Keep the best ``top`` rows of each panel.
+    ax, figsize
+        As for every figure (``ax``: one panel only).
+
+    Examples
+    --------
+    >>> import tauk
+    >>> from tauk.leaderboard import analyze, board_from_runs
+    >>> runs = board_from_runs(tauk.load("data"))
+    >>> a = analyze(runs.board, trajectories=runs.trajectories, tasks=runs.tasks)
+    >>> fig = tauk.plot.leaderboard_ranks(a.ranking, figsize="single")
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['atlas-large', 'atlas-small', 'baseline']
+    """
+    if not hasattr(ranking, "to_frame"):
+        raise TaukError("leaderboard_ranks takes the result of tauk.leaderboard.domain_ranking (or analyze().ranking)")
+    f = ranking.to_frame()
+    suffix = "_paired" if paired else ""
+    missing = [c for c in _RANK_COLUMNS if c not in f.columns]
+    if missing:
+        raise TaukError(f"leaderboard_ranks: the ranking lacks {missing}")
+    if modality is not None:
+        f = f.filter(pl.col("modality") == modality)
+    doms = sorted(f["domain"].unique().to_list(), key=domain_sort_key) if domains is None else (
+        [domains] if isinstance(domains, str) else list(domains))  # fmt: skip
+    panels = []
+    for d in doms:
+        for mod in sorted(f.filter(pl.col("domain") == d)["modality"].unique().to_list()):
+            part = f.filter((pl.col("domain") == d) & (pl.col("modality") == mod)).sort(
+                ["estimate", "submission_id"], descending=[True, False])  # fmt: skip
+            if top is not None:
+                part = part.head(top)
+            panels.append((d if modality is not None else f"{d} ({mod})", part))
+    if ax is not None and len(panels) != 1:
+        raise TaukError(f"with ax=, draw one panel (give domains= and modality=); would draw {len(panels)}")
+    p = active_preset()
+    compact = p.paper
+    level = getattr(ranking, "ci", CI_LEVEL_DEFAULT)
+    k = getattr(ranking, "k", 1)
+    question = getattr(ranking, "question", "population")
+    test = ("the paired t where both rows have trajectories, else " if paired else "") + (
+        "Welch's t on per-task values, unpaired (conservative: the rows ran the same tasks)"
+        if question == "population" else "a z test on the re-run standard errors")  # fmt: skip
+    caption = [f"Dots: pass^{k} recovered from each row's published pass^1…pass^n; bars: its {level:.0%} interval "
+               "for a new draw of tasks (tauk's default).",
+               f"Shaded bands: tie groups — a new group after each adjacent pair separable at α = {1 - level:g} "
+               f"(Holm over the domain's adjacent pairs; {test}). Bold: the rank interval reaches 1; right: rank "
+               "[interval]."]  # fmt: skip
+    n_panels = max(len(panels), 1)
+    rows_of = [max(1, part.height) for _, part in panels] or [1]
+    narrow = p.legend_below
+    if narrow or p.name != "screen":
+        nrows, ncols = n_panels, 1
+    else:
+        nrows, ncols = 1, n_panels
+    row_h = 0.16 if compact else 0.22
+    if nrows == 1:
+        body, ratios = max(2.0, row_h * max(rows_of) + 1.0), None
+    else:
+        ratios = [row_h * r + 0.7 for r in rows_of]
+        body = sum(ratios) + 0.2
+    w = p.width if p.width is not None else 4.6 * n_panels
+    size = (p.width, p.height) if p.height is not None else (w, body + extra_height(w, caption=caption))
+    fig, axes, foot = new_panels(ax, size, nrows, ncols, height_ratios=ratios)
+    axes = np.atleast_1d(axes).ravel()
+    if not panels:
+        empty_message(axes[0], "no ranked rows")
+        return finish(fig, axes[0], foot, legend=False, caption=caption)
+    fs = note_size()
+    width = label_width(0.8 if narrow else 0.7)
+    for a, (title, part) in zip(axes, panels):
+        recs = part.to_dicts()
+        y = np.arange(len(recs))[::-1].astype(float)
+        tiers = [r[f"tier{suffix}"] for r in recs]
+        start = 0
+        for i in range(1, len(recs) + 1):  # one band per tie group
+            if i == len(recs) or tiers[i] != tiers[start]:
+                a.axhspan(y[i - 1] - 0.5, y[start] + 0.5, color=_TIER_SHADES[(tiers[start] - 1) % 2], zorder=0,
+                          linewidth=0)  # fmt: skip
+                start = i
+        for yi, r in zip(y, recs):
+            est, lo, hi = (100 * r[c] if r[c] is not None else None for c in ("estimate", "ci_low", "ci_high"))
+            if lo is not None and hi is not None:
+                a.plot([lo, hi], [yi, yi], color="#555555", linewidth=1.2, solid_capstyle="butt", zorder=2)
+            best = r[f"rank_low{suffix}"] == 1
+            a.plot([est], [yi], "o", color="#222222" if best else "#777777", markersize=3.5 if compact else 4.5,
+                   zorder=3)  # fmt: skip
+            a.annotate(f"{r['rank']:g} [{r[f'rank_low{suffix}']}, {r[f'rank_high{suffix}']}]", xy=(1.0, yi),
+                       xycoords=("axes fraction", "data"), xytext=(3, 0), textcoords="offset points", va="center",
+                       ha="left", fontsize=fs, color="#333333", annotation_clip=False)  # fmt: skip
+        a.set_yticks(y, _row_labels(recs, width))
+        for tl, r in zip(a.get_yticklabels(), recs):
+            if r[f"rank_low{suffix}"] == 1:
+                tl.set_fontweight("bold")
+        a.set_ylim(-0.5, len(recs) - 0.5)
+        a.set_xlim(0, 100)
+        a.set_xticks([0, 25, 50, 75, 100])
+        a.grid(axis="x", color="#E5E5E5", zorder=1)
+        a.grid(axis="y", visible=False)
+        a.set_title(escape_label(title), loc="left")
+        a.set_xlabel(f"pass^{k} (%)")
+    for a in axes[len(panels):]:
+        a.set_axis_off()
+    if ax is None:
+        fig.suptitle(f"pass^{k} by leaderboard row: intervals, tie groups" + (" (paired view)" if paired else ""),
+                     x=0.02, ha="left", fontsize=float(mpl.rcParams["axes.titlesize"]))  # fmt: skip
+    return finish(fig, axes[0], foot, legend=False, caption=caption, axes=list(axes[: len(panels)]))
