@@ -16,7 +16,7 @@ from tauk.io import structs as S
 if TYPE_CHECKING:  # pragma: no cover
     from tauk.io.read import RunData
 
-__all__ = ["check_numbers", "check_duplicates", "check_stringified", "parse_tool_calls_string"]
+__all__ = ["check_numbers", "check_duplicates", "check_stringified", "check_trial_numbers", "parse_tool_calls_string"]
 
 
 def parse_tool_calls_string(text: str) -> list[dict] | None:
@@ -144,4 +144,60 @@ def check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
             "string 'None' contents read as null"
         )
         report.add(str(run.path), "$.simulations[*].messages[*].tool_calls", "stringified_tool_calls", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def check_trial_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
+    """τ-bench trial numbers, which pass^k counts a run's trials by (N = the distinct indices of the file).
+
+    A record without one (missing, null, or not a number) is refused by name under strict loading — numbering it is a
+    guess, and counting its success against an N it is not part of would give a task more successes than trials.
+    Lenient loading numbers it by its position among its task's records: the smallest index its task's numbered
+    records leave free, in file order, with one report line. Either way every record then has a number, so each
+    task's successes are counted over records N counts. Tasks with fewer records than N (a missing trial counts as a
+    failure, τ-bench's rule) and indices that are not 0 … N−1 (renumbered records) are reported, not silent.
+    """
+    recs, srcs = run.tb_records, run.sim_sources
+    bare = [i for i, r in enumerate(recs) if r.trial is None]
+    if bare:
+        where = f"$[{srcs[bare[0]]}].trial"
+        if strict:
+            raise LoadError(str(run.path), where, f"no trial number ({len(bare)} of {len(recs)} records have none): "
+                            "pass^k counts a run's trials by these numbers; load leniently (--lenient) to number "
+                            "them by their position among their task's records")  # fmt: skip
+        used: dict[str, set[int]] = {}
+        for r in recs:
+            if r.trial is not None:
+                used.setdefault(str(r.task_id), set()).add(int(r.trial))
+        for i in bare:
+            taken = used.setdefault(str(recs[i].task_id), set())
+            free = 0
+            while free in taken:
+                free += 1
+            recs[i].trial = free
+            taken.add(free)
+        msg = (f"{len(bare)} record(s) without a trial number, numbered by their position among their task's records "
+               "(the smallest index the task's numbered records leave free)")  # fmt: skip
+        report.add(str(run.path), where, "trial_numbered", msg)
+        warnings.warn(f"{run.path}: {msg}, first at {where}", LoadWarning, stacklevel=5)
+    if not recs:
+        return
+    per_task: dict[str, int] = {}
+    for r in recs:
+        per_task[str(r.task_id)] = per_task.get(str(r.task_id), 0) + 1
+    indices = sorted({int(r.trial) for r in recs})
+    n = len(indices)
+    short = {t: c for t, c in per_task.items() if c < n}
+    if short:
+        missing = sum(n - c for c in short.values())
+        msg = (f"{len(short)} of {len(per_task)} task(s) have fewer records than the file's N = {n} trial indices "
+               f"({missing} trial(s) missing, e.g. task {next(iter(short))!r}): τ-bench's pass^k counts a missing "
+               "trial as a failure")  # fmt: skip
+        report.add(str(run.path), None, "missing_trials", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+    if indices != list(range(n)):
+        shown = ", ".join(map(str, indices[:8])) + (", …" if n > 8 else "")
+        msg = (f"trial indices are not 0 … N−1 ({shown}): N = {n} distinct indices, each counted as a trial of every "
+               "task (renumbered records?)")  # fmt: skip
+        report.add(str(run.path), None, "trial_indices", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)

@@ -16,7 +16,7 @@ import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
-from tauk.io.checks import check_duplicates, check_numbers, check_stringified
+from tauk.io.checks import check_duplicates, check_numbers, check_stringified, check_trial_numbers
 from tauk.io.files import DECODE_ERRORS, _raise, file_kind, is_regular, read_bytes
 from tauk.io.rundata import RunData, remember
 from tauk.io.scan import array_elements
@@ -260,5 +260,6 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
         keep.append(r)
         keep_src.append(srcs[i])
     run.tb_records, run.sim_sources = keep, keep_src
+    check_trial_numbers(run, strict, report)
     return run
 

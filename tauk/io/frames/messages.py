@@ -269,7 +269,8 @@ def _taubench_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: 
             yield
             continue
         message_cols, call_cols = cols
-        sid = taubench_simulation_id(r.task_id, r.trial, pos)
+        light = run.tb_records[n - 1]  # its trial as the trials frame has it (numbered by the loader if missing)
+        sid = taubench_simulation_id(light.task_id, light.trial, pos)
         traj = r.traj or []
         results = {msg.tool_call_id: msg.content for msg in traj if msg.role == "tool" and msg.tool_call_id}
         call_idx = 0
