@@ -150,16 +150,21 @@ def _run_ids(sources: list[tuple[str | None, Path]], inputs: Inputs) -> list[str
         roots = [Path(inputs)]
     elif not isinstance(inputs, Mapping):
         roots = [Path(p) for p in inputs]
+    order: dict[Path, int] = {}  # the folders given, resolved once (their first position wins)
+    for i, root in enumerate(roots):
+        if root.is_dir():
+            order.setdefault(root.resolve(), i)
     out = []
     for label, path in sources:
         if label is not None:
             out.append(label)
             continue
         rel = path.name
-        for root in roots:
-            if root.is_dir() and root.resolve() in (path.resolve(), *path.resolve().parents):
-                rel = str(path.resolve().relative_to(root.resolve())) if path.resolve() != root.resolve() else root.name
-                break
+        rp = path.resolve()
+        hits = [a for a in (rp, *rp.parents) if a in order]
+        if hits:
+            top = min(hits, key=order.__getitem__)
+            rel = str(rp.relative_to(top)) if rp != top else roots[order[top]].name
         out.append(rel)
     return out
 
@@ -258,6 +263,10 @@ class _KeyIndex:
 
 
 # ---- the ingest ---------------------------------------------------------------------------------------------
+OPEN_MARK = ".ingest-unfinished"
+"""Present while an ingest writes: one that is killed or fails leaves it, and the next ingest sweeps the store for
+what no entry names (a sweep lists every run's folders, so it is not done after an ingest that finished)."""
+
 _STORE_NAMES = {*FRAMES, ".lock", "manifest.json", ENTRIES, KEYS_FILE}
 
 
@@ -330,7 +339,10 @@ def _ingest_locked(tauk: Any, root: Path, sources: Inputs, strict: bool, progres
             write_entry(root, e)
     if version != FORMAT or not is_store(root):
         write_header(root)
-    _sweep(root, entries)
+    marker = root / OPEN_MARK
+    if version != FORMAT or marker.exists() or report.counts().get("stale_lock"):
+        _sweep(root, entries)  # the last ingest did not finish: what it left is not named by any entry
+    marker.touch()
     found = find_sources(sources, report)
     ids = _run_ids(found, sources)
     by_source = {e["source"]: e for e in entries}
@@ -368,6 +380,7 @@ def _ingest_locked(tauk: Any, root: Path, sources: Inputs, strict: bool, progres
 
         it = tqdm(todo, desc="ingesting", unit="file")
     keys = _KeyIndex.load(root, entries) if todo else None
+    since_trim = 0
     for label, path, src, rid, now, old in it:
         key = run_key(rid)
         token = new_token()
@@ -389,9 +402,13 @@ def _ingest_locked(tauk: Any, root: Path, sources: Inputs, strict: bool, progres
         report.ingested.append(src)
         if old is not None:
             report.replaced.append(src)
-        _trim()
+        since_trim += now["size"]
+        if since_trim >= TRIM_BYTES:
+            _trim()
+            since_trim = 0
     if keys is not None:
         keys.save()
+    marker.unlink()  # finished: nothing left behind to sweep
 
 
 def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: str | None, now: dict[str, Any],
@@ -540,6 +557,11 @@ def _sweep(root: Path, entries: list[dict[str, Any]]) -> None:
             for f in items:
                 if f.name.startswith(".") and f.name.endswith(".tmp") and f.is_file(follow_symlinks=False):
                     os.unlink(f.path)
+
+
+TRIM_BYTES = 32 << 20
+"""Source bytes ingested between two returns of freed memory to the system (a full garbage collection costs
+tens of milliseconds: once per small file it was most of an ingest's time; once per 32 MB it is noise)."""
 
 
 def _trim() -> None:

@@ -38,6 +38,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tauk.errors import LoadReport, LoadWarning, TaukError
 from tauk.io.columns import FRAMES  # re-exported for the store's modules
 
@@ -164,10 +166,10 @@ def read_entries(root: Path) -> tuple[int, list[dict[str, Any]]]:
                 info = os.lstat(path)
                 if not stat.S_ISREG(info.st_mode):
                     raise StoreError(f"{root}: {where}: not a regular file (the store never follows links)")
-                e = json.loads(path.read_bytes())
+                e = msgspec.json.decode(path.read_bytes())
             except FileNotFoundError:  # removed since the listing
                 continue
-            except (OSError, ValueError) as exc:
+            except (OSError, ValueError, msgspec.DecodeError) as exc:
                 raise StoreError(f"{root}: {where}: unreadable entry ({exc})") from None
             out.append(check_entry(root, e, where, stem=name[:-5]))
     seen_src: dict[str, str] = {}
