@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
-from tauk.io.files import file_kind, fingerprint, read_bytes
+from tauk.io.files import file_kind, fingerprint, read_bytes, record_shortfall
 from tauk.io.load import Inputs, find_sources
 
 from ._layout import (
@@ -445,6 +445,7 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
     staged: list[tuple[Path, Path, str]] = []
 
     def write(frame: pl.DataFrame, name: str, part: int) -> None:
+        _fits_writing(frame, name, src)
         folder = run_dir(root, name, key, create=True)
         final = folder / f"part-{part:05d}-{token}.parquet"
         tmp = folder / f".{final.name}.tmp"
@@ -493,6 +494,22 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
         "sizes": sizes,
     }
     return entry, kept_keys
+
+
+def _fits_writing(frame: pl.DataFrame, name: str, src: str) -> None:
+    """Refuse, before it starts, a Parquet write that cannot fit in the address space or memory left: writing a
+    frame that holds one huge value reserves many times that value (measured: a 60 MB string took 1,000 MB of
+    address space, 16.7x), and past the limit Polars aborts the process."""
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    if not text or not frame.height:
+        return
+    big = frame.select(pl.max_horizontal(pl.col(text).str.len_bytes().max())).item() or 0
+    short = record_shortfall(int(big))
+    if short is not None:
+        kind, needed, left = short
+        raise LoadError(src, None, f"a value of {big / 1e6:,.0f} MB in its {name}: writing it needs about "
+                        f"{needed / 1e6:,.0f} MB of {kind}, {max(left, 0) / 1e6:,.0f} MB left; free memory or raise "
+                        "the limit")  # fmt: skip
 
 
 def existing_names(root: Path, keys: set[str]) -> list[str]:
