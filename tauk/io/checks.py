@@ -16,7 +16,8 @@ from tauk.io import structs as S
 if TYPE_CHECKING:  # pragma: no cover
     from tauk.io.read import RunData
 
-__all__ = ["check_numbers", "check_duplicates", "check_stringified", "check_trial_numbers", "parse_tool_calls_string"]
+__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_termination_reasons",
+           "check_trial_numbers", "parse_tool_calls_string"]
 
 
 def parse_tool_calls_string(text: str) -> list[dict] | None:
@@ -200,4 +201,76 @@ def check_trial_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
         msg = (f"trial indices are not 0 … N−1 ({shown}): N = {n} distinct indices, each counted as a trial of every "
                "task (renumbered records?)")  # fmt: skip
         report.add(str(run.path), None, "trial_indices", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+_REWARD_TOL = 1e-6
+
+
+def check_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Rewards outside [0, 1] (beyond the success tolerance): kept as recorded — SPEC.md defines success as a
+    reward within 1e-6 of 1 and says nothing else of them — so they count in the average reward and are failures in
+    pass^k; one report line and a warning say how many and where, in both modes."""
+    if run.format == "taubench":
+        pairs = ((r.reward, f"$[{src}].reward") for r, src in zip(run.tb_records, run.sim_sources))
+    else:
+        pairs = ((s.reward_info.reward if s.reward_info is not None else None, _where(run, src, "reward_info.reward"))
+                 for s, src in zip(run.simulations, run.sim_sources))  # fmt: skip
+    out = [(v, w) for v, w in pairs if v is not None and not -_REWARD_TOL <= v <= 1 + _REWARD_TOL]
+    if out:
+        v, where = out[0]
+        msg = (f"{len(out)} reward(s) outside [0, 1] (e.g. {v!r} at {where}): kept as recorded — they count in the "
+               "average reward and are failures in pass^k (success is a reward within 1e-6 of 1)")  # fmt: skip
+        report.add(str(run.path), where, "reward_out_of_range", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+_INFRA_ALIASES = {"infra_error", "infra", "infrastructure", "infrastructure_failure", "infra_failure"}
+
+
+def _known_reason(value: str) -> str | None:
+    """The upstream spelling of a termination reason written another way (``TerminationReason.USER_STOP``,
+    ``USER_STOP``, ``user-stop``, ``infra_error``), or None."""
+    from tauk.conventions import INFRA_REASON, TERMINATION_REASONS
+
+    text = value.strip()
+    if "." in text:
+        text = text.rsplit(".", 1)[1]  # an enum's repr
+    text = text.lower().replace("-", "_").replace(" ", "_")
+    if text in TERMINATION_REASONS:
+        return text
+    return INFRA_REASON if text in _INFRA_ALIASES else None
+
+
+def check_termination_reasons(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Termination reasons that are not upstream's spellings: an obvious respelling of a known reason (an enum's
+    repr, upper case, ``infra_error`` …) is read as that reason — so an infrastructure error is one, dropped or
+    failed by the ``infra=`` rule — and counted in a report line; an unknown reason is kept as written (it fails the
+    termination gate when re-scored) and reported. A warning either way, in both modes."""
+    from tauk.conventions import TERMINATION_REASONS
+
+    mapped: dict[tuple[str, str], int] = {}
+    unknown: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for sim, src in zip(run.simulations, run.sim_sources):
+        value = sim.termination_reason
+        if value is None or value in TERMINATION_REASONS:
+            continue
+        known = _known_reason(value)
+        if known is not None:
+            sim.termination_reason = known
+            mapped[(value, known)] = mapped.get((value, known), 0) + 1
+        else:
+            unknown[value] = unknown.get(value, 0) + 1
+        first.setdefault(value, _where(run, src, "termination_reason"))
+    if mapped:
+        shown = "; ".join(f"{old!r} → {new!r} ({n})" for (old, new), n in mapped.items())
+        msg = f"termination reasons not spelled as τ²-bench writes them, read as its own: {shown}"
+        report.add(str(run.path), first[next(iter(mapped))[0]], "termination_reason_respelled", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+    if unknown:
+        shown = "; ".join(f"{v!r} ({n})" for v, n in unknown.items())
+        msg = (f"unknown termination reasons kept as written: {shown} — not infrastructure errors, and they fail the "
+               "termination gate when re-scored")  # fmt: skip
+        report.add(str(run.path), first[next(iter(unknown))], "unknown_termination_reason", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
