@@ -319,7 +319,10 @@ def lock(root: Path, wait: float = 0.0, report: LoadReport | None = None) -> Ite
     refuses it by name. A lock left by a process that is gone (``flock`` released by the kernel; without ``flock``:
     a dead pid on this host, or no heartbeat for :data:`STALE_AFTER` seconds) is taken over with a warning and a
     report line. A read-only store is refused by name."""
-    import fcntl
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the pid / heartbeat rule alone
+        fcntl = None  # type: ignore[assignment]
 
     root = Path(root)
     path = root / ".lock"
@@ -328,6 +331,8 @@ def lock(root: Path, wait: float = 0.0, report: LoadReport | None = None) -> Ite
         fd = _open_lock(root)
         held: bool | None = False
         try:
+            if fcntl is None:
+                raise OSError(errno.ENOSYS, "no flock")
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             held = True

@@ -44,6 +44,9 @@ def check_files(root: Path, entries: list[dict[str, Any]]) -> None:
                     size = part_path(root, f).stat().st_size
                 except FileNotFoundError:
                     raise _Moved(f, e) from None
+                except OSError as exc:
+                    raise StoreError(f"{root}: {f} ({frame} of {e['run_id']}) cannot be reached "
+                                     f"({exc.strerror or exc})") from None  # fmt: skip
                 if size != e["sizes"][f]:
                     raise StoreError(f"{root}: {f} ({frame} of {e['run_id']}) is not the file the store recorded "
                                      f"({size} bytes, {e['sizes'][f]} recorded): partially written or changed; "
