@@ -39,12 +39,12 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def _hostile_copy(tmp_path: Path) -> Path:
+def _hostile_copy(tmp_path: Path, pattern: str = "*.json") -> Path:
     """The sample files with hostile agent names (``agent_info.llm``) written into the files themselves."""
     folder = tmp_path / "hostile"
     folder.mkdir()
     names = {"atlas-large": HOSTILE[0], "atlas-small": HOSTILE[1], "baseline": HOSTILE[3]}
-    for f in SAMPLE.glob("*.json"):
+    for f in SAMPLE.glob(pattern):
         doc = json.loads(f.read_text())
         agent = doc["info"]["agent_info"]
         agent["llm"] = names.get(agent.get("llm"), agent.get("llm"))
@@ -81,7 +81,7 @@ def test_every_csv_the_command_line_writes_is_inert(tmp_path, capsys):
 
 
 def test_the_report_csvs_are_inert(tmp_path):
-    folder = _hostile_copy(tmp_path)
+    folder = _hostile_copy(tmp_path, "*_airline.json")
     out = tmp_path / "report"
     paths = write_report(tauk.load(folder), out, formats=("png",), resamples=99)
     csvs = [p for p in paths if str(p).endswith(".csv")]
