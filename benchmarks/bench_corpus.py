@@ -150,8 +150,9 @@ def main(argv: list[str] | None = None) -> int:
           f"[{check(a['peak'] <= 4e9, 'audit ≤ 4 GB')}]")  # fmt: skip
     subset = shards[: args.subset]
     import tauk
+    from tauk.store import read_manifest
 
-    ids = [e["run_id"] for e in json.loads((store / "manifest.json").read_text())["sources"]
+    ids = [e["run_id"] for e in read_manifest(store)["sources"]
            if Path(e["source"]).name in {p.name for p in subset}]  # fmt: skip
     a_s = measure(AUDIT_STORE, str(store), *ids)
     a_j = measure(AUDIT_JSON, *map(str, subset))

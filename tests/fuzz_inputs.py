@@ -30,6 +30,7 @@ import multiprocessing as mp
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -374,6 +375,393 @@ def table(counts: Counter) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------------------------------------ the store
+# A re-ingest killed at seeded write points, readers during re-ingests, mutated entries and links out of the store.
+# Every outcome: the store opens with each run's old or new content (numbers identical to a clean ingest once the
+# ingest is run again), or a named error; never a traceback, a wrong number or a file touched outside the store.
+
+SAMPLE = HERE.parent / "data"
+STORE_SOURCES = ("atlas-large_airline.json", "baseline_airline.json", "baseline_retail.json")
+
+KILLER = r"""
+import os, pathlib, signal, sys, json
+import polars as pl
+at, mode = int(sys.argv[1]), sys.argv[2]
+points = [0]
+
+def point(name, after=False):
+    points[0] += 1
+    if points[0] == at:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+def wrap(owner, name):
+    real = getattr(owner, name)
+    def patched(*args, **kwargs):
+        point(name)
+        out = real(*args, **kwargs)
+        point(name, after=True)
+        return out
+    setattr(owner, name, patched)
+
+for n in ("replace", "rename", "unlink", "rmdir", "mkdir", "ftruncate", "pwrite"):
+    wrap(os, n)
+wrap(pathlib.Path, "write_text")
+wrap(pathlib.Path, "write_bytes")
+real_parquet = pl.DataFrame.write_parquet
+
+def torn_parquet(self, file, *args, **kwargs):
+    point("write_parquet")
+    real_parquet(self, file, *args, **kwargs)
+    points[0] += 1
+    if points[0] == at:  # a torn write: half the file, then the kill
+        data = pathlib.Path(file).read_bytes()
+        pathlib.Path(file).write_bytes(data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+    point("write_parquet", after=True)
+
+pl.DataFrame.write_parquet = torn_parquet
+import tauk
+tauk.ingest(json.loads(sys.argv[3]), sys.argv[4], progress=False, strict=mode == "strict")
+print(json.dumps({"points": points[0]}))
+"""
+
+
+def _variant(path: Path, out: Path, keep: int, flip: int) -> Path:
+    """A changed copy of a sample file: its first ``keep`` simulations, the first ``flip`` rewards flipped."""
+    doc = json.loads(path.read_text())
+    doc["simulations"] = doc["simulations"][:keep]
+    for sim in doc["simulations"][:flip]:
+        ri = sim.get("reward_info") or {}
+        ri["reward"] = 1.0 - float(ri.get("reward") or 0.0)
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def _state(store: Path) -> dict[str, tuple]:
+    """Per run: (simulations, sum of rewards, sorted ids) as read from the store."""
+    import tauk
+
+    t = tauk.open(store).trials
+    out = {}
+    for (rid,), part in t.group_by(["run_id"], maintain_order=True):
+        out[rid] = (part.height, round(float(part["reward"].fill_null(0).sum()), 9),
+                    tuple(sorted(part["simulation_id"].to_list())))  # fmt: skip
+    return out
+
+
+def _sentinel(folder: Path) -> dict[str, tuple]:
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.rglob("*"))}
+
+
+def store_scenario(work: Path) -> dict[str, Any]:
+    """The sources of a re-ingest: three sample files ingested (the old state), then one of them changed, one more
+    added (the new state); expected states from clean ingests into fresh stores."""
+    import tauk
+
+    src = work / "src"
+    src.mkdir(parents=True)
+    for name in STORE_SOURCES:
+        shutil.copy(SAMPLE / name, src / name)
+    old = [str(src / n) for n in STORE_SOURCES]
+    tauk.ingest(old, work / "clean-old", progress=False)
+    before = _state(work / "clean-old")
+    new_src = work / "src-new"
+    shutil.copytree(src, new_src)
+    _variant(SAMPLE / "baseline_airline.json", new_src / "baseline_airline.json", keep=70, flip=9)
+    shutil.copy(SAMPLE / "atlas-small_retail.json", new_src / "atlas-small_retail.json")
+    new = [str(new_src / n) for n in (*STORE_SOURCES, "atlas-small_retail.json")]
+    outside = work / "outside"
+    outside.mkdir()
+    (outside / "victim.parquet").write_bytes(b"not yours")
+    return {"old": old, "new": new, "src": src, "new_src": new_src, "before": before, "outside": outside}
+
+
+def _reingest_into(sc: dict[str, Any], store: Path) -> None:
+    """The store the re-ingest starts from: the old sources ingested under the same paths the re-ingest reads."""
+    import tauk
+
+    shutil.copytree(sc["src"], sc["new_src"], dirs_exist_ok=True)  # the re-ingest's paths, holding the old files
+    tauk.ingest([str(sc["new_src"] / n) for n in STORE_SOURCES], store, progress=False)
+
+
+def kill_points(work: Path, count: int = 20, seed: int = 0, mode: str = "strict") -> tuple[Counter, list[tuple]]:
+    """Kill a re-ingest at ``count`` seeded write points (all of them when there are fewer): after each kill the
+    store must open with every run's old or new content, the next ingest must take the stale lock over, finish,
+    and give numbers identical to a clean ingest; nothing outside the store may change."""
+    import tauk
+
+    work.mkdir(parents=True, exist_ok=True)
+    sc = store_scenario(work / "scenario")
+    variants = work / "variants"
+    variants.mkdir()
+    # the re-ingest's sources in their new state, kept apart so that every kill starts from the same files
+    for n in (*STORE_SOURCES, "atlas-small_retail.json"):
+        shutil.copy(sc["new_src"] / n, variants / n)
+    tauk.ingest([str(variants / n) for n in (*STORE_SOURCES, "atlas-small_retail.json")], work / "clean-new",
+                progress=False)  # fmt: skip
+    after_clean = {Path(k).name if "/" in k else k: v for k, v in _state(work / "clean-new").items()}
+
+    def fresh(tag: str) -> Path:
+        store = work / f"store-{tag}"
+        shutil.rmtree(store, ignore_errors=True)
+        for n in STORE_SOURCES:  # the old content under the re-ingest's paths
+            shutil.copy(SAMPLE / n, sc["new_src"] / n)
+        (sc["new_src"] / "atlas-small_retail.json").unlink(missing_ok=True)
+        tauk.ingest([str(sc["new_src"] / n) for n in STORE_SOURCES], store, progress=False)
+        for n in (*STORE_SOURCES, "atlas-small_retail.json"):  # now the new content
+            shutil.copy(variants / n, sc["new_src"] / n)
+        return store
+
+    args = json.dumps([str(sc["new_src"] / n) for n in (*STORE_SOURCES, "atlas-small_retail.json")])
+    dry = fresh("dry")
+    out = subprocess.run([sys.executable, "-c", KILLER, "0", mode, args, str(dry)], capture_output=True, text=True,
+                         env={**os.environ, "TQDM_DISABLE": "1"}, timeout=600)  # fmt: skip
+    total = json.loads(out.stdout.strip().splitlines()[-1])["points"]
+    rng = random.Random(seed)
+    chosen = sorted(rng.sample(range(1, total + 1), min(count, total)))
+    counts: Counter = Counter()
+    failures: list[tuple] = []
+    old_state = {Path(k).name: v for k, v in sc["before"].items()}
+    for at in chosen:
+        store = fresh(str(at))
+        link = store / "trials" / "run=ffffffffffffffff"
+        link.symlink_to(sc["outside"], target_is_directory=True)  # a link out of the store, left by someone
+        guard = _sentinel(sc["outside"])
+        p = subprocess.run([sys.executable, "-c", KILLER, str(at), mode, args, str(store)], capture_output=True,
+                           text=True, env={**os.environ, "TQDM_DISABLE": "1"}, timeout=600)  # fmt: skip
+        killed = p.returncode == -9
+        try:
+            got = {Path(k).name: v for k, v in _state(store).items()}
+            bad = [r for r, v in got.items() if v not in (old_state.get(r), after_clean.get(r))]
+            if bad:
+                failures.append((at, "wrong", f"runs neither old nor new: {bad}"))
+                counts["wrong"] += 1
+                continue
+            with __import__("warnings").catch_warnings(record=True) as caught:
+                __import__("warnings").simplefilter("always")
+                rep = tauk.ingest(json.loads(args), store, progress=False)
+            stale = any("stale lock" in str(w.message) for w in caught)
+            if killed and not stale and (store / ".lock").exists():
+                failures.append((at, "lock", "a lock left by the killed ingest was not taken over"))
+            final = {Path(k).name: v for k, v in _state(store).items()}
+            if final != after_clean:
+                failures.append((at, "wrong", f"after the resumed ingest: {sorted(final)} != {sorted(after_clean)}"))
+                counts["wrong"] += 1
+                continue
+            named = {f for e in tauk.store.read_manifest(store)["sources"] for fs in e["files"].values() for f in fs}
+            stray = [str(f.relative_to(store)) for f in store.glob("*/run=*/*")
+                     if f.is_file() and not f.is_symlink() and not any(x.is_symlink() for x in f.parents)
+                     and str(f.relative_to(store)) not in named]  # fmt: skip
+            if stray:
+                failures.append((at, "stray", f"files no entry names: {stray[:3]}"))
+            if _sentinel(sc["outside"]) != guard:
+                failures.append((at, "outside", "a file outside the store changed"))
+            counts["old_or_new" if killed else "completed"] += 1
+            del rep
+        except tauk.TaukError as exc:
+            failures.append((at, "named_error", str(exc)[:200]))
+            counts["named_error"] += 1
+        except Exception:  # noqa: BLE001 - the point: anything else is a failure to report
+            failures.append((at, "traceback", traceback.format_exc()[-800:]))
+            counts["traceback"] += 1
+    counts["points"] = total
+    counts["chosen"] = len(chosen)
+    return counts, failures
+
+
+READER = r"""
+import json, sys, time, tauk
+store, stop, states = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+ok = fail = 0
+errors = []
+import os
+while not os.path.exists(stop):
+    try:
+        t = tauk.open(store).trials
+        for (rid,), part in t.group_by(["run_id"]):
+            got = [part.height, round(float(part["reward"].fill_null(0).sum()), 9)]
+            if got not in states[rid.rsplit("/", 1)[-1]]:
+                raise AssertionError(f"{rid}: {got} is neither state")
+        ok += 1
+    except BaseException as exc:
+        fail += 1
+        errors.append(f"{type(exc).__name__}: {exc}"[:300])
+print(json.dumps({"ok": ok, "fail": fail, "errors": errors[:5]}))
+"""
+
+
+def readers_during_reingests(work: Path, rounds: int = 6, readers: int = 1) -> dict[str, Any]:
+    """Readers (processes) open the store and read every run again and again while ``rounds`` re-ingests replace
+    one source with one of two versions in turn; every read must succeed with each run in one of its states."""
+    import tauk
+
+    work.mkdir(parents=True, exist_ok=True)
+    src = work / "src"
+    src.mkdir()
+    for name in STORE_SOURCES:
+        shutil.copy(SAMPLE / name, src / name)
+    a = _variant(SAMPLE / "baseline_airline.json", work / "a.json", keep=100, flip=0)
+    b = _variant(SAMPLE / "baseline_airline.json", work / "b.json", keep=60, flip=7)
+    store = work / "store"
+    tauk.ingest(src, store, progress=False)
+    states: dict[str, list] = {}
+    for version in (a, b):
+        shutil.copy(version, src / "baseline_airline.json")
+        st = work / f"clean-{version.stem}"
+        tauk.ingest(src, st, progress=False)
+        for rid, v in _state(st).items():
+            states.setdefault(rid.rsplit("/", 1)[-1], [])
+            if list(v[:2]) not in states[rid.rsplit("/", 1)[-1]]:
+                states[rid.rsplit("/", 1)[-1]].append(list(v[:2]))
+    stop = work / "stop"
+    procs = [subprocess.Popen([sys.executable, "-c", READER, str(store), str(stop), json.dumps(states)],
+                              stdout=subprocess.PIPE, text=True) for _ in range(readers)]  # fmt: skip
+    time.sleep(3)  # the readers are reading
+    t0 = time.perf_counter()
+    for i in range(rounds):
+        shutil.copy(b if i % 2 == 0 else a, src / "baseline_airline.json")
+        rep = tauk.ingest(src, store, progress=False)
+        assert len(rep.replaced) == 1, rep
+        time.sleep(0.3)
+    took = time.perf_counter() - t0
+    stop.write_text("")
+    outs = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in procs]
+    return {"rounds": rounds, "seconds": took, "reads": sum(o["ok"] for o in outs),
+            "failures": sum(o["fail"] for o in outs), "errors": [e for o in outs for e in o["errors"]]}
+
+
+ENTRY_MUTATIONS = ("delete_key", "swap_type", "path_escape", "absolute_path", "other_run_path", "size", "counts",
+                   "truncate", "rename", "duplicate_source", "symlink_part", "symlink_dir")  # fmt: skip
+
+
+def mutate_store(work: Path, seed: int = 0, count: int = 24) -> tuple[Counter, list[tuple]]:
+    """Mutated entries and links: opening the store and ingesting into it give a named error, or the very numbers
+    of the intact store (a harmless change); never a traceback, another number, or a file read or deleted outside
+    the store."""
+    import tauk
+
+    work.mkdir(parents=True, exist_ok=True)
+    base = work / "base"
+    tauk.ingest([str(SAMPLE / n) for n in STORE_SOURCES], base, progress=False)
+    want = _state(base)
+    outside = work / "outside"
+    outside.mkdir()
+    (outside / "part-00000.parquet").write_bytes((base / tauk.store.read_manifest(base)["sources"][0]["files"]
+                                                  ["trials"][0]).read_bytes())  # a real part, outside  # fmt: skip
+    guard = _sentinel(outside)
+    rng = random.Random(seed)
+    counts: Counter = Counter()
+    failures: list[tuple] = []
+    for i in range(count):
+        kind = ENTRY_MUTATIONS[i % len(ENTRY_MUTATIONS)]
+        store = work / f"m{i:03d}"
+        shutil.copytree(base, store, symlinks=True)
+        entries = sorted((store / "sources").glob("*.json"))
+        victim = rng.choice(entries)
+        e = json.loads(victim.read_text())
+        files = [f for fs in e["files"].values() for f in fs]
+        if kind == "delete_key":
+            del e[rng.choice(["source", "run_id", "run_key", "files", "sizes", "counts"])]
+        elif kind == "swap_type":
+            k = rng.choice(["source", "run_id", "files", "sizes", "counts", "label", "report"])
+            e[k] = _other_value(rng, e[k])
+        elif kind in ("path_escape", "absolute_path", "other_run_path"):
+            frame = rng.choice(list(e["files"]))
+            other = json.loads(next(x for x in entries if x != victim).read_text())
+            bad = {"path_escape": "../../outside/part-00000.parquet",
+                   "absolute_path": str(outside / "part-00000.parquet"),
+                   "other_run_path": other["files"][frame][0]}[kind]  # fmt: skip
+            e["sizes"][bad] = e["sizes"].get(bad, 100)
+            e["files"][frame][0] = bad
+        elif kind == "size":
+            f = rng.choice(files)
+            e["sizes"][f] += 1
+        elif kind == "counts":
+            e["counts"]["trials"] += 1
+        elif kind == "truncate":
+            victim.write_text(json.dumps(e)[: rng.randrange(1, 200)])
+            e = None
+        elif kind == "rename":
+            victim.rename(victim.with_name("0123456789abcdef.json"))
+            e = None
+        elif kind == "duplicate_source":  # the same source twice, under a second run whose files are copies
+            from tauk.store._layout import run_key
+
+            rid = e["run_id"] + "-copy"
+            key = run_key(rid)
+            dup = json.loads(json.dumps(e).replace(e["run_key"], key))
+            dup.update(run_id=rid, run_key=key)
+            for f in files:
+                g = store / f.replace(e["run_key"], key)
+                g.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(store / f, g)
+            (store / "sources" / f"{key}.json").write_text(json.dumps(dup))
+        elif kind == "symlink_part":
+            f = store / rng.choice(files)
+            f.unlink()
+            f.symlink_to(outside / "part-00000.parquet")
+        elif kind == "symlink_dir":
+            f = store / rng.choice(files)
+            shutil.rmtree(f.parent)
+            f.parent.symlink_to(outside, target_is_directory=True)
+        if e is not None:
+            victim.write_text(json.dumps(e))
+        for op in ("open", "ingest"):
+            try:
+                if op == "open":
+                    got = _state(store)
+                    cls = "loaded" if got == want else "wrong"
+                    detail = "" if cls == "loaded" else f"{sorted(got)} != {sorted(want)}"
+                else:
+                    tauk.ingest([str(SAMPLE / n) for n in STORE_SOURCES], store, progress=False)
+                    got = _state(store)
+                    cls = "loaded" if got == want else "wrong"
+                    detail = "" if cls == "loaded" else "after an ingest"
+            except tauk.TaukError as exc:
+                cls, detail = "named_error", str(exc)[:200]
+            except Exception:  # noqa: BLE001
+                cls, detail = "traceback", traceback.format_exc()[-800:]
+            counts[(kind, op, cls)] += 1
+            if cls in ("wrong", "traceback"):
+                failures.append((i, kind, op, cls, detail))
+        if _sentinel(outside) != guard:
+            failures.append((i, kind, "-", "outside", "a file outside the store changed"))
+    return counts, failures
+
+
+def store_main(args: argparse.Namespace) -> int:
+    work = Path(tempfile.mkdtemp(prefix="tauk-store-fuzz-"))
+    failures = 0
+    try:
+        t0 = time.perf_counter()
+        counts, fails = kill_points(work / "kills", count=args.points, seed=args.seed)
+        print(f"re-ingest killed at {counts['chosen']} of its {counts['points']} write points (seed {args.seed}, "
+              f"{time.perf_counter() - t0:.0f} s): {counts['old_or_new']} opened with each run old or new and then "
+              f"resumed to the clean numbers, {counts['completed']} finished before the kill; "
+              f"failures: {len(fails)}")  # fmt: skip
+        for f in fails[:10]:
+            print("FAILURE", f)
+        failures += len(fails)
+        t0 = time.perf_counter()
+        r = readers_during_reingests(work / "readers", rounds=6, readers=2)
+        print(f"2 reader processes during {r['rounds']} re-ingests ({r['seconds']:.1f} s): {r['reads']} reads, "
+              f"{r['failures']} failures {r['errors'][:3]}")  # fmt: skip
+        failures += r["failures"]
+        counts, fails = mutate_store(work / "mutants", seed=args.seed, count=args.mutants)
+        classes = Counter()
+        for (_, op, cls), v in counts.items():
+            classes[(op, cls)] += v
+        print(f"{args.mutants} mutated stores (entries, paths, links), open and ingest: "
+              + ", ".join(f"{op} {cls} {v}" for (op, cls), v in sorted(classes.items())) + f"; failures: {len(fails)}")
+        for f in fails[:10]:
+            print("FAILURE", f)
+        failures += len(fails)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"store failures: {failures}")
+    return 1 if failures else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
@@ -382,7 +770,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per run before it counts as a hang")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--small", action="store_true", help="mutate only the smaller files (faster)")
+    ap.add_argument("--store", action="store_true", help="the store instead: kills, readers, mutated entries")
+    ap.add_argument("--points", type=int, default=24, help="write points of a re-ingest to kill at (--store)")
+    ap.add_argument("--mutants", type=int, default=48, help="mutated stores (--store)")
     args = ap.parse_args(argv)
+    if args.store:
+        return store_main(args)
     t0 = time.perf_counter()
     counts, failures = fuzz(args.seed, args.count, args.data, args.jobs, args.timeout, args.small)
     print(f"{args.count} mutants x {len(MODES)} modes, seed {args.seed}, {time.perf_counter() - t0:.0f} s")

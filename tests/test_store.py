@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import threading
-import time
 from pathlib import Path
 
 import polars as pl
@@ -15,7 +14,7 @@ import pytest
 
 import tauk
 from tauk.cli import main
-from tauk.store import StoreError
+from tauk.store import StoreError, read_manifest
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data"
 
@@ -65,7 +64,7 @@ def test_ingest_is_incremental_and_idempotent(tmp_path):
     assert len(first.ingested) == 6
     again = tauk.ingest(src, root, progress=False)
     assert (len(again.ingested), len(again.unchanged)) == (0, 6)
-    before = json.loads((root / "manifest.json").read_text())
+    before = read_manifest(root)
     # a changed source is ingested again, its partitions replaced
     doc = json.loads((src / "baseline_airline.json").read_text())
     doc["simulations"] = doc["simulations"][:60]
@@ -74,7 +73,7 @@ def test_ingest_is_incremental_and_idempotent(tmp_path):
     assert len(third.replaced) == 1 and len(third.unchanged) == 5
     res = tauk.open(root, agent="baseline", domain="airline")
     assert res.trials.height == 60
-    after = json.loads((root / "manifest.json").read_text())
+    after = read_manifest(root)
     assert len(after["sources"]) == len(before["sources"]) == 6
     # a source gone from disk is reported, its runs kept
     (src / "baseline_retail.json").unlink()
@@ -99,18 +98,23 @@ def test_overlapping_sources_as_load_does(tmp_path):
 
 
 def test_a_second_ingest_is_refused_while_one_holds_the_lock(tmp_path):
+    from tauk.store._layout import lock
+
     root = tmp_path / "st"
     root.mkdir()
-    (root / ".lock").write_text("pid 1")
-    with pytest.raises(StoreError, match="another ingest holds the store"):
-        tauk.ingest(SAMPLE / "baseline_airline.json", root, progress=False)
+    held, release = threading.Event(), threading.Event()
 
-    def release():
-        time.sleep(0.5)
-        (root / ".lock").unlink()
+    def holder():
+        with lock(root):
+            held.set()
+            release.wait(10)
 
-    t = threading.Thread(target=release)
+    t = threading.Thread(target=holder)
     t.start()
+    held.wait(10)
+    with pytest.raises(StoreError, match="another ingest holds the store .pid"):
+        tauk.ingest(SAMPLE / "baseline_airline.json", root, progress=False)
+    threading.Timer(0.5, release.set).start()
     rep = tauk.ingest(SAMPLE / "baseline_airline.json", root, progress=False, wait=10)
     t.join()
     assert len(rep.ingested) == 1 and not (root / ".lock").exists()
@@ -119,8 +123,8 @@ def test_a_second_ingest_is_refused_while_one_holds_the_lock(tmp_path):
 def test_bad_stores_get_named_errors(tmp_path, store):
     broken = tmp_path / "broken"
     shutil.copytree(store, broken)
-    manifest = json.loads((broken / "manifest.json").read_text())
-    victim = broken / manifest["sources"][0]["files"]["messages"][0]
+    entry = read_manifest(broken)["sources"][0]
+    victim = broken / entry["files"]["messages"][0]
     # a partially written partition
     victim.write_bytes(victim.read_bytes()[:100])
     with pytest.raises(StoreError, match="partially written or changed"):
@@ -128,8 +132,7 @@ def test_bad_stores_get_named_errors(tmp_path, store):
     victim.unlink()
     with pytest.raises(StoreError, match="which is missing"):
         tauk.open(broken)
-    manifest["tauk_store"] = 999
-    (broken / "manifest.json").write_text(json.dumps(manifest))
+    (broken / "manifest.json").write_text(json.dumps({"tauk_store": 999}))
     with pytest.raises(StoreError, match="layout version 999"):
         tauk.open(broken)
     with pytest.raises(StoreError, match="no store here"):
@@ -140,21 +143,19 @@ def test_an_interrupted_ingest_leaves_the_store_consistent(tmp_path, monkeypatch
     src = _copy_sample(tmp_path)
     root = tmp_path / "st"
     tauk.ingest(src / "baseline_airline.json", root, progress=False)
-    from tauk.store import _ingest
-
     calls = {"n": 0}
-    real = _ingest._write
+    real = pl.DataFrame.write_parquet
 
-    def failing(frame, folder, name, staged):
+    def failing(self, *args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 4:
             raise KeyboardInterrupt
-        return real(frame, folder, name, staged)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(_ingest, "_write", failing)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", failing)
     with pytest.raises(KeyboardInterrupt):
         tauk.ingest(src, root, progress=False)
-    monkeypatch.setattr(_ingest, "_write", real)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
     res = tauk.open(root)  # still the committed store: one run, all files present
     assert res.runs.height >= 1 and res.trials.height == 100 * res.runs.height
     assert not list(root.rglob("*.tmp"))

@@ -48,7 +48,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """``tauk ingest SRC... --store DIR [--lenient] [--wait SECONDS]``."""
-    p = sub.add_parser("ingest", help="read results files once into a columnar store (Parquet + manifest)",
+    p = sub.add_parser("ingest", help="read results files once into a columnar store (Parquet + an entry per run)",
                        description="Ingest results files / directories into a store: unchanged sources are "
                                    "skipped, changed ones re-ingested. Every command then takes the store as PATH.")
     p.add_argument("sources", nargs="+", metavar="SRC", help="results files, directories or globs")

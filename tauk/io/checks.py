@@ -16,7 +16,8 @@ from tauk.io import structs as S
 if TYPE_CHECKING:  # pragma: no cover
     from tauk.io.read import RunData
 
-__all__ = ["check_numbers", "check_duplicates", "check_stringified", "parse_tool_calls_string"]
+__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_termination_reasons",
+           "check_trial_numbers", "parse_tool_calls_string"]
 
 
 def parse_tool_calls_string(text: str) -> list[dict] | None:
@@ -144,4 +145,132 @@ def check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
             "string 'None' contents read as null"
         )
         report.add(str(run.path), "$.simulations[*].messages[*].tool_calls", "stringified_tool_calls", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def check_trial_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
+    """τ-bench trial numbers, which pass^k counts a run's trials by (N = the distinct indices of the file).
+
+    A record without one (missing, null, or not a number) is refused by name under strict loading — numbering it is a
+    guess, and counting its success against an N it is not part of would give a task more successes than trials.
+    Lenient loading numbers it by its position among its task's records: the smallest index its task's numbered
+    records leave free, in file order, with one report line. Either way every record then has a number, so each
+    task's successes are counted over records N counts. Tasks with fewer records than N (a missing trial counts as a
+    failure, τ-bench's rule) and indices that are not 0 … N−1 (renumbered records) are reported, not silent.
+    """
+    recs, srcs = run.tb_records, run.sim_sources
+    bare = [i for i, r in enumerate(recs) if r.trial is None]
+    if bare:
+        where = f"$[{srcs[bare[0]]}].trial"
+        if strict:
+            raise LoadError(str(run.path), where, f"no trial number ({len(bare)} of {len(recs)} records have none): "
+                            "pass^k counts a run's trials by these numbers; load leniently (--lenient) to number "
+                            "them by their position among their task's records")  # fmt: skip
+        used: dict[str, set[int]] = {}
+        for r in recs:
+            if r.trial is not None:
+                used.setdefault(str(r.task_id), set()).add(int(r.trial))
+        for i in bare:
+            taken = used.setdefault(str(recs[i].task_id), set())
+            free = 0
+            while free in taken:
+                free += 1
+            recs[i].trial = free
+            taken.add(free)
+        msg = (f"{len(bare)} record(s) without a trial number, numbered by their position among their task's records "
+               "(the smallest index the task's numbered records leave free)")  # fmt: skip
+        report.add(str(run.path), where, "trial_numbered", msg)
+        warnings.warn(f"{run.path}: {msg}, first at {where}", LoadWarning, stacklevel=5)
+    if not recs:
+        return
+    per_task: dict[str, int] = {}
+    for r in recs:
+        per_task[str(r.task_id)] = per_task.get(str(r.task_id), 0) + 1
+    indices = sorted({int(r.trial) for r in recs})
+    n = len(indices)
+    short = {t: c for t, c in per_task.items() if c < n}
+    if short:
+        missing = sum(n - c for c in short.values())
+        msg = (f"{len(short)} of {len(per_task)} task(s) have fewer records than the file's N = {n} trial indices "
+               f"({missing} trial(s) missing, e.g. task {next(iter(short))!r}): τ-bench's pass^k counts a missing "
+               "trial as a failure")  # fmt: skip
+        report.add(str(run.path), None, "missing_trials", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+    if indices != list(range(n)):
+        shown = ", ".join(map(str, indices[:8])) + (", …" if n > 8 else "")
+        msg = (f"trial indices are not 0 … N−1 ({shown}): N = {n} distinct indices, each counted as a trial of every "
+               "task (renumbered records?)")  # fmt: skip
+        report.add(str(run.path), None, "trial_indices", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+_REWARD_TOL = 1e-6
+
+
+def check_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Rewards outside [0, 1] (beyond the success tolerance): kept as recorded — SPEC.md defines success as a
+    reward within 1e-6 of 1 and says nothing else of them — so they count in the average reward and are failures in
+    pass^k; one report line and a warning say how many and where, in both modes."""
+    if run.format == "taubench":
+        pairs = ((r.reward, f"$[{src}].reward") for r, src in zip(run.tb_records, run.sim_sources))
+    else:
+        pairs = ((s.reward_info.reward if s.reward_info is not None else None, _where(run, src, "reward_info.reward"))
+                 for s, src in zip(run.simulations, run.sim_sources))  # fmt: skip
+    out = [(v, w) for v, w in pairs if v is not None and not -_REWARD_TOL <= v <= 1 + _REWARD_TOL]
+    if out:
+        v, where = out[0]
+        msg = (f"{len(out)} reward(s) outside [0, 1] (e.g. {v!r} at {where}): kept as recorded — they count in the "
+               "average reward and are failures in pass^k (success is a reward within 1e-6 of 1)")  # fmt: skip
+        report.add(str(run.path), where, "reward_out_of_range", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+_INFRA_ALIASES = {"infra_error", "infra", "infrastructure", "infrastructure_failure", "infra_failure"}
+
+
+def _known_reason(value: str) -> str | None:
+    """The upstream spelling of a termination reason written another way (``TerminationReason.USER_STOP``,
+    ``USER_STOP``, ``user-stop``, ``infra_error``), or None."""
+    from tauk.conventions import INFRA_REASON, TERMINATION_REASONS
+
+    text = value.strip()
+    if "." in text:
+        text = text.rsplit(".", 1)[1]  # an enum's repr
+    text = text.lower().replace("-", "_").replace(" ", "_")
+    if text in TERMINATION_REASONS:
+        return text
+    return INFRA_REASON if text in _INFRA_ALIASES else None
+
+
+def check_termination_reasons(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Termination reasons that are not upstream's spellings: an obvious respelling of a known reason (an enum's
+    repr, upper case, ``infra_error`` …) is read as that reason — so an infrastructure error is one, dropped or
+    failed by the ``infra=`` rule — and counted in a report line; an unknown reason is kept as written (it fails the
+    termination gate when re-scored) and reported. A warning either way, in both modes."""
+    from tauk.conventions import TERMINATION_REASONS
+
+    mapped: dict[tuple[str, str], int] = {}
+    unknown: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for sim, src in zip(run.simulations, run.sim_sources):
+        value = sim.termination_reason
+        if value is None or value in TERMINATION_REASONS:
+            continue
+        known = _known_reason(value)
+        if known is not None:
+            sim.termination_reason = known
+            mapped[(value, known)] = mapped.get((value, known), 0) + 1
+        else:
+            unknown[value] = unknown.get(value, 0) + 1
+        first.setdefault(value, _where(run, src, "termination_reason"))
+    if mapped:
+        shown = "; ".join(f"{old!r} → {new!r} ({n})" for (old, new), n in mapped.items())
+        msg = f"termination reasons not spelled as τ²-bench writes them, read as its own: {shown}"
+        report.add(str(run.path), first[next(iter(mapped))[0]], "termination_reason_respelled", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+    if unknown:
+        shown = "; ".join(f"{v!r} ({n})" for v, n in unknown.items())
+        msg = (f"unknown termination reasons kept as written: {shown} — not infrastructure errors, and they fail the "
+               "termination gate when re-scored")  # fmt: skip
+        report.add(str(run.path), first[next(iter(unknown))], "unknown_termination_reason", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)

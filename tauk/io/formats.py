@@ -16,7 +16,14 @@ import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
-from tauk.io.checks import check_duplicates, check_numbers, check_stringified
+from tauk.io.checks import (
+    check_duplicates,
+    check_numbers,
+    check_rewards,
+    check_stringified,
+    check_termination_reasons,
+    check_trial_numbers,
+)
 from tauk.io.files import DECODE_ERRORS, _raise, file_kind, is_regular, read_bytes
 from tauk.io.rundata import RunData, remember
 from tauk.io.scan import array_elements
@@ -121,6 +128,8 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     check_numbers(run, strict, report)
     check_duplicates(run, strict, report)
     check_stringified(run, strict, report)
+    check_rewards(run, strict, report)
+    check_termination_reasons(run, strict, report)
     return run
 
 
@@ -150,9 +159,14 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     identity: dict[str, tuple[int, int, str]] = {}
     probe = RunData(path=path, format="tau2-dir", format_version=None, identity=identity)
     sims, srcs = [], []
+    _check_beside(path, strict, report)
     for f in files:
         if not is_regular(f):
-            msg = f"{file_kind(os.stat(f).st_mode) if f.exists() else 'a broken link'}, not a regular file; skipped"
+            what = f"{file_kind(os.stat(f).st_mode) if f.exists() else 'a broken link'}, not a regular file"
+            if strict:
+                raise LoadError(str(f), None, f"{what}: a simulation file must be a regular file (load leniently "
+                                "to skip it)")  # fmt: skip
+            msg = f"{what}; skipped"
             report.add(str(f), None, "not_a_regular_file", msg, skipped=1)
             warnings.warn(f"{f}: {msg}", LoadWarning, stacklevel=4)
             continue
@@ -200,7 +214,33 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
         report.add(str(path), "simulations/", "zero_simulations", "the directory holds no simulation files")
     check_numbers(run, strict, report)
     check_duplicates(run, strict, report)
+    check_rewards(run, strict, report)
+    check_termination_reasons(run, strict, report)
     return run
+
+
+DIR_KNOWN = {"results.json", "simulations", "artifacts"}
+"""What τ²-bench writes into a directory-format run (``artifacts/``: its verbose logs and audio)."""
+
+
+def _check_beside(path: Path, strict: bool, report: LoadReport) -> None:
+    """JSON files or folders beside ``results.json`` that τ²-bench does not write (a τ-bench list or another run
+    copied into the folder) are not read: a named error under strict loading, else a report line and a warning —
+    never passed over in silence. Hidden entries and other files (notes, logs) are left alone."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return
+    other = [n for n in names if n not in DIR_KNOWN and not n.startswith(".")
+             and (n.lower().endswith(".json") or (path / n).is_dir())]  # fmt: skip
+    if not other:
+        return
+    msg = (f"{len(other)} entr{'y' if len(other) == 1 else 'ies'} beside results.json that a directory-format run "
+           f"does not hold, not read: {', '.join(other[:5])}{' …' if len(other) > 5 else ''}")  # fmt: skip
+    if strict:
+        raise LoadError(str(path), None, msg + " (load that file on its own, or move it out of the run's folder)")
+    report.add(str(path), None, "unknown_beside_results", msg)
+    warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=5)
 
 
 TASKS_FILE_HINT = ("this is a task-definition file (a list of tasks), not results: pass it as the task definitions "
@@ -260,5 +300,7 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
         keep.append(r)
         keep_src.append(srcs[i])
     run.tb_records, run.sim_sources = keep, keep_src
+    check_trial_numbers(run, strict, report)
+    check_rewards(run, strict, report)
     return run
 

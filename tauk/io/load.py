@@ -62,6 +62,18 @@ def _common_parent(paths: list[Path]) -> Path:
         return Path("/")
 
 
+def check_label(label: object, what: str = "label") -> str:
+    """A label (an agent's or a run's name) as text, refused by name when empty, blank or holding a NUL — it would
+    name nothing, or be cut short by every C string it passes through. Other untrusted text is kept and escaped
+    wherever it is rendered."""
+    text = str(label)
+    if not text.strip():
+        raise LoadError("<inputs>", None, f"empty {what} {text!r}: give every input a name")
+    if "\x00" in text:
+        raise LoadError("<inputs>", None, f"{what} {text!r} holds a NUL character")
+    return text
+
+
 @dataclass(frozen=True)
 class LoadedRuns:
     """What :func:`read_inputs` read: the decoded runs with their run ids and agent labels, and the load report."""
@@ -80,7 +92,7 @@ def find_sources(inputs: Inputs, report: LoadReport, *, _stacklevel: int = 2) ->
     items: list[tuple[str | None, Path, bool]] = []
     if isinstance(inputs, Mapping):
         for label, p in inputs.items():
-            items += _expand(p, str(label), True)
+            items += _expand(p, check_label(label), True)
     elif isinstance(inputs, str | os.PathLike):
         items += _expand(inputs, None, True)
     else:
@@ -112,6 +124,11 @@ def read_inputs(
 ) -> LoadedRuns:
     """Read every results source under ``inputs`` (see :func:`tauk.load`, which wraps this into a ``Results``)."""
     report = LoadReport()
+    if isinstance(agent, str):
+        check_label(agent, "agent")
+    elif isinstance(agent, Mapping):
+        for v in agent.values():
+            check_label(v, "agent")
     kept = find_sources(inputs, report, _stacklevel=_stacklevel + 1)
 
     show = progress if progress is not None else len(kept) > 8

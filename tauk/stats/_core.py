@@ -285,9 +285,9 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
             pl.col("_den").first().alias("_den"),
             pl.col("num_trials").min().alias("_nt"),
         )
-    per_run = per_run.with_columns(
+    per_run = per_run.with_columns(  # τ-bench's N, never fewer than the records c is counted over (c ≤ n_k ≤ n)
         pl.when(pl.col("_den").is_not_null() & (pl.col("_nk") > 0))
-        .then(pl.col("_den"))
+        .then(pl.max_horizontal("_den", "_nk"))
         .otherwise(pl.col("_nk"))
         .alias("_n")
     )
@@ -300,6 +300,10 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
         pl.col("_nf").sum().alias("_nf"),
     )
     per_task = per_task.sort([*keys, *tkeys], nulls_last=True)
+    over = per_task.filter(pl.col("c") > pl.col("n"))  # only from counts made by hand: C(c,k)/C(n,k) would pass 1
+    if over.height:
+        raise TaukError(f"task {over['task_id'][0]!r} has {over['c'][0]} successes in {over['n'][0]} trials: these "
+                        "counts were not made by tauk.stats.task_counts (successes must be among the kept trials)")
     out: list[GroupTasks] = []
     for key, part in per_task.group_by(keys, maintain_order=True):
         kept = part.filter(pl.col("n_trials") > 0)

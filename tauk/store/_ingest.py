@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
-import shutil
-import uuid
+import stat
+import time
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -13,17 +16,37 @@ from typing import Any
 import polars as pl
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
+from tauk.io.files import file_kind, fingerprint, read_bytes, record_shortfall
 from tauk.io.load import Inputs, find_sources
-from tauk.io.read import fingerprint, read_bytes
 
-from ._layout import FRAMES, lock, read_manifest, run_key, write_manifest
+from ._layout import (
+    ENTRIES,
+    FORMAT,
+    FRAMES,
+    KEYS_FILE,
+    StoreError,
+    is_store,
+    lock,
+    new_token,
+    part_path,
+    read_entries,
+    remove_part,
+    run_dir,
+    run_key,
+    write_entry,
+    write_header,
+)
 from ._results import frame_schema
 
-__all__ = ["ingest", "IngestReport", "SIMULATIONS_PER_PART"]
+__all__ = ["ingest", "IngestReport", "SIMULATIONS_PER_PART", "RACY_NS", "source_identity", "content_hash"]
 
 SIMULATIONS_PER_PART = 5000
 """Whole simulations per Parquet part of ``trials`` / ``messages`` / ``tool_calls``: streaming work (scoring, the
 audit) never holds more than one part's messages."""
+
+RACY_NS = 2_000_000_000
+"""A source whose change time is within this many nanoseconds of the moment its identity was taken cannot be proven
+unchanged by its metadata (file systems stamp times from a coarse clock, some to the second): it is hashed again."""
 
 
 class IngestReport(LoadReport):
@@ -44,19 +67,82 @@ class IngestReport(LoadReport):
         return head + ("\n" + rest[1] if len(rest) > 1 else "")
 
 
-def _identity(path: Path) -> dict[str, Any]:
-    """Size, modification time and content hash of a source (a directory: of its results.json and simulations)."""
-    files = [path] if path.is_file() else sorted([path / "results.json", *(path / "simulations").glob("*.json")])
-    size = mtime = 0
-    digests = []
-    for f in files:
-        info = os.stat(f)
+# ---- the identity of a source -------------------------------------------------------------------------------
+def _source_files(path: Path) -> list[Path]:
+    """The files a source is read from: the file, or a directory run's results.json and simulations/*.json."""
+    if not path.is_dir():
+        return [path]
+    sims = path / "simulations"
+    return [path / "results.json", *sorted(sims.glob("*.json"))] if sims.is_dir() else [path / "results.json"]
+
+
+def source_identity(path: Path) -> dict[str, Any]:
+    """The metadata of a source's files, taken without reading them: ``stat`` (a digest of each file's device,
+    inode, size, modification and change times), ``size``, ``mtime_ns``, ``ctime_ns`` (the latest) and ``stat_ns``
+    (when taken). Equal metadata proves equal content — a write always moves the change time, which no tool can
+    set back — unless the change time is within :data:`RACY_NS` of ``stat_ns``."""
+    h = hashlib.sha256()
+    size = mtime = ctime = 0
+    now = time.time_ns()
+    for f in _source_files(path):
+        rel = str(f.relative_to(path)) if f != path else f.name
+        try:
+            info = os.stat(f)
+        except OSError as exc:
+            h.update(f"{rel}\0{exc.errno}\n".encode())
+            continue
+        h.update(f"{rel}\0{info.st_dev}\0{info.st_ino}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\0"
+                 f"{info.st_ctime_ns}\n".encode())  # fmt: skip
         size += info.st_size
-        mtime = max(mtime, info.st_mtime_ns)
-        digests.append(fingerprint(read_bytes(f, decode=False)))
-    return {"size": size, "mtime_ns": mtime, "hash": digests[0] if len(digests) == 1 else fingerprint("".join(digests).encode())}
+        mtime, ctime = max(mtime, info.st_mtime_ns), max(ctime, info.st_ctime_ns)
+    return {"stat": h.hexdigest()[:32], "size": size, "mtime_ns": mtime, "ctime_ns": ctime, "stat_ns": now}
 
 
+def content_hash(path: Path, known: Mapping[str, tuple[int, int, str]] | None = None) -> str:
+    """A hash of everything a source holds (SHA-256 of each file's bytes, a byte-order mark skipped, combined with
+    the file names). ``known``: fingerprints of files the load just read and decoded (``RunData.identity``), used
+    when the file still has the recorded size and modification time — so a new source is read once, not twice."""
+    lines = []
+    for f in _source_files(path):
+        rel = str(f.relative_to(path)) if f != path else ""
+        try:
+            info = os.stat(f)
+        except OSError as exc:
+            lines.append(f"{rel}\0missing {exc.errno}")
+            continue
+        kind = file_kind(info.st_mode)
+        if kind is not None:
+            lines.append(f"{rel}\0{kind}")
+            continue
+        have = (known or {}).get(str(f))
+        if have is not None and have[:2] == (info.st_size, info.st_mtime_ns):
+            lines.append(f"{rel}\0{have[2]}")
+        else:
+            try:
+                lines.append(f"{rel}\0{fingerprint(read_bytes(f, decode=False))}")
+            except LoadError as exc:
+                lines.append(f"{rel}\0unreadable {exc.message}")
+    if len(lines) == 1 and not path.is_dir():
+        return "sha256:" + lines[0].split("\0", 1)[1]
+    return "sha256:" + hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _intact(root: Path, entry: dict[str, Any]) -> bool:
+    """Every part of ``entry`` is there with its recorded size (a look at the metadata, nothing read)."""
+    from ._results import check_files
+
+    try:
+        check_files(root, [entry])
+    except Exception:  # noqa: BLE001 - missing, resized, or a link: the run is written again (or refused then)
+        return False
+    return True
+
+
+def _proven_unchanged(old: dict[str, Any], now: dict[str, Any]) -> bool:
+    return old.get("stat") == now["stat"] and old.get("stat_ns", 0) - old.get("ctime_ns", 1 << 62) > RACY_NS
+
+
+# ---- run ids ------------------------------------------------------------------------------------------------
 def _run_ids(sources: list[tuple[str | None, Path]], inputs: Inputs) -> list[str]:
     """Stable run ids: the label when given, else the path relative to the input it was found under."""
     roots: list[Path] = []
@@ -64,20 +150,34 @@ def _run_ids(sources: list[tuple[str | None, Path]], inputs: Inputs) -> list[str
         roots = [Path(inputs)]
     elif not isinstance(inputs, Mapping):
         roots = [Path(p) for p in inputs]
+    order: dict[Path, int] = {}  # the folders given, resolved once (their first position wins)
+    for i, root in enumerate(roots):
+        if root.is_dir():
+            order.setdefault(root.resolve(), i)
     out = []
     for label, path in sources:
         if label is not None:
             out.append(label)
             continue
         rel = path.name
-        for root in roots:
-            if root.is_dir() and root.resolve() in (path.resolve(), *path.resolve().parents):
-                rel = str(path.resolve().relative_to(root.resolve())) if path.resolve() != root.resolve() else root.name
-                break
+        rp = path.resolve()
+        hits = [a for a in (rp, *rp.parents) if a in order]
+        if hits:
+            top = min(hits, key=order.__getitem__)
+            rel = str(rp.relative_to(top)) if rp != top else roots[order[top]].name
         out.append(rel)
     return out
 
 
+def _free_id(rid: str, taken: set[str]) -> str:
+    base, n = rid, 1
+    while rid in taken:
+        n += 1
+        rid = f"{base}#{n}"
+    return rid
+
+
+# ---- the simulations already in the store -------------------------------------------------------------------
 def _sim_keys(trials: pl.DataFrame) -> pl.Series:
     """One key per simulation, as the loader's overlap check uses (τ-bench: agent, domain, task, trial)."""
     tb = trials["format"] == "taubench"
@@ -88,13 +188,100 @@ def _sim_keys(trials: pl.DataFrame) -> pl.Series:
     return trials.select(key.fill_null(pl.col("simulation_id")).alias("key"))["key"] if tb.len() else pl.Series("key", [])
 
 
-def _write(frame: pl.DataFrame, folder: Path, name: str, staged: list[tuple[Path, Path]]) -> str:
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / name
-    tmp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
-    frame.write_parquet(tmp, statistics=True)
-    staged.append((tmp, final))
-    return str(final.relative_to(folder.parents[1]))
+_KEY_COLUMNS = ["simulation_id", "format", "agent", "domain", "task_id", "trial"]
+_PROBE = "tauk-key-index-probe"
+
+
+def _hash(keys: pl.Series) -> pl.Series:
+    return keys.cast(pl.String).hash(seed=0)
+
+
+class _KeyIndex:
+    """The simulations of every run in the store as 64-bit hashes of their keys (a million take about 16 MB), kept
+    in ``keys.parquet`` so that an ingest reads one file, not every stored run. It is a cache: the runs whose
+    commit token it does not hold are read again from their parts, and it is rebuilt when unreadable or made by a
+    hash function that no longer gives the same values (another Polars version)."""
+
+    SCHEMA = {"run_key": pl.String, "token": pl.String, "h": pl.UInt64}
+
+    def __init__(self, root: Path, frame: pl.DataFrame, dirty: bool) -> None:
+        self.root = root
+        self._parts = [frame]
+        self.dirty = dirty
+
+    @classmethod
+    def load(cls, root: Path, entries: list[dict[str, Any]]) -> _KeyIndex:
+        path = root / KEYS_FILE
+        frame = pl.DataFrame(schema=cls.SCHEMA)
+        probe = int(_hash(pl.Series([_PROBE]))[0])
+        try:
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode):
+                got = pl.read_parquet(path)
+                if got.schema == pl.Schema(cls.SCHEMA) and got.filter(pl.col("run_key") == "")["h"].to_list() == [probe]:
+                    frame = got.filter(pl.col("run_key") != "")
+        except (OSError, pl.exceptions.PolarsError):
+            pass  # no index, or an unusable one: rebuilt below from the parts
+        want = {(e["run_key"], e.get("token") or "") for e in entries}
+        have = set(frame.select("run_key", "token").unique().iter_rows()) if frame.height else set()
+        pairs = pl.DataFrame(list(want), schema={"run_key": pl.String, "token": pl.String}, orient="row")
+        keep = frame.join(pairs, on=["run_key", "token"], how="semi") if have - want else frame
+        index = cls(root, keep, dirty=bool(have - want))
+        for e in entries:
+            if (e["run_key"], e.get("token") or "") not in have:
+                files = [part_path(root, f) for f in e["files"]["trials"]]
+                t = pl.read_parquet(files, columns=_KEY_COLUMNS)
+                index.replace(e["run_key"], e.get("token") or "", _sim_keys(t))
+        return index
+
+    def owners(self, keys: pl.Series, key: str) -> pl.DataFrame:
+        """``key, run_key`` of the simulation keys already held by another run."""
+        have = self._all().filter(pl.col("run_key") != key)
+        asked = pl.DataFrame({"key": keys, "h": _hash(keys)})
+        return asked.join(have.select("h", "run_key"), on="h", how="inner").select("key", "run_key").unique("key")
+
+    def replace(self, key: str, token: str, keys: pl.Series) -> None:
+        self._parts = [p.filter(pl.col("run_key") != key) for p in self._parts]
+        self._parts.append(pl.DataFrame({"run_key": [key] * len(keys) or [key], "token": [token] * (len(keys) or 1),
+                                         "h": _hash(keys) if len(keys) else pl.Series([None], dtype=pl.UInt64)},
+                                        schema=self.SCHEMA))  # fmt: skip
+        self.dirty = True
+
+    def _all(self) -> pl.DataFrame:
+        if len(self._parts) > 1:
+            self._parts = [pl.concat(self._parts, rechunk=True)]
+        return self._parts[0]
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        probe = pl.DataFrame({"run_key": [""], "token": [""], "h": _hash(pl.Series([_PROBE]))}, schema=self.SCHEMA)
+        tmp = self.root / f".{KEYS_FILE}.{os.getpid()}.tmp"
+        pl.concat([probe, self._all()]).write_parquet(tmp)
+        os.replace(tmp, self.root / KEYS_FILE)
+        self.dirty = False
+
+
+# ---- the ingest ---------------------------------------------------------------------------------------------
+OPEN_MARK = ".ingest-unfinished"
+"""Present while an ingest writes: one that is killed or fails leaves it, and the next ingest sweeps the store for
+what no entry names (a sweep lists every run's folders, so it is not done after an ingest that finished)."""
+
+_STORE_NAMES = {*FRAMES, ".lock", "manifest.json", ENTRIES, KEYS_FILE}
+
+
+def _prepare(root: Path) -> None:
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"{root}: cannot create the store folder ({exc.strerror})") from None
+    if not root.is_dir():
+        raise StoreError(f"{root}: not a folder")
+    if not is_store(root):
+        other = sorted(p for p in os.listdir(root) if p not in _STORE_NAMES and not p.startswith("."))
+        if other:
+            raise StoreError(f"{root}: not a tauk store (no manifest.json, and it holds other files: "
+                             f"{', '.join(other[:3])})")  # fmt: skip
 
 
 def ingest(
@@ -108,12 +295,16 @@ def ingest(
 ) -> IngestReport:
     """Read results files / directories of every supported shape, one at a time, into the columnar store ``store``.
 
-    Incremental and idempotent: a source already in the store with the same size, modification time and content
-    hash is skipped; a changed one is re-ingested (its old partitions replaced). Simulations already in the store
-    under another source (a checkpoint and its final file) are refused under ``strict`` loading and kept once,
-    with a report entry, otherwise — exactly as :func:`tauk.load` does. A second ingest into the same store waits
-    ``wait`` seconds for the lock, then is refused. The manifest is written last (the commit point): an
-    interrupted ingest leaves the store as it was.
+    Incremental and idempotent: a source already in the store whose files are unchanged is skipped — proven by their
+    metadata (the change time moves with every write), else by hashing their content again — and a changed one is
+    re-ingested. Simulations already in the store under another source (a checkpoint and its final file) are refused
+    under ``strict`` loading and kept once, with a report entry, otherwise — exactly as :func:`tauk.load` does.
+
+    Every run is committed on its own, by replacing its entry atomically after its new parts are written under new
+    names; its old parts are removed after the commit. A kill at any point leaves each run as it was or as it is
+    after; readers never see a half-written run. A second ingest waits ``wait`` seconds for the lock, then is
+    refused; a lock left by a process that is gone is taken over with a warning. The cost of an ingest grows with
+    the sources it reads, not with the store: it reads one key index, not the stored runs.
 
     Examples
     --------
@@ -126,135 +317,147 @@ def ingest(
     import tauk
 
     root = Path(store)
-    root.mkdir(parents=True, exist_ok=True)
+    _prepare(root)
     report = IngestReport()
-    with lock(root, wait=wait):
-        manifest = read_manifest(root)
-        found = find_sources(sources, report)
-        ids = _run_ids(found, sources)
-        seen_ids: dict[str, int] = {}
-        for i, rid in enumerate(ids):  # the same name from two inputs: keep both, numbered
-            if rid in seen_ids:
-                ids[i] = f"{rid}#{seen_ids[rid] + 1}"
-            seen_ids[rid] = seen_ids.get(rid, 0) + 1
-        by_source = {e["source"]: e for e in manifest["sources"]}
-        todo = []
-        for (label, path), rid in zip(found, ids):
-            src = str(path.resolve())
-            ident = _identity(path)
-            old = by_source.get(src)
-            if old is not None and all(old[k] == ident[k] for k in ("size", "mtime_ns", "hash")):
-                report.unchanged.append(src)
-                continue
-            todo.append((label, path, src, rid if old is None else old["run_id"], ident, old))
-        listed = {str(p.resolve()) for _, p in found}
-        report.missing = [e["source"] for e in manifest["sources"] if e["source"] not in listed
-                          and not Path(e["source"]).exists()]  # fmt: skip
-        for m in report.missing:
-            report.add(m, None, "missing_source", "source no longer exists; its runs stay in the store as ingested")
-        show = progress if progress is not None else len(todo) > 1
-        it: Iterable = todo
-        if show:
-            from tqdm.auto import tqdm
-
-            it = tqdm(todo, desc="ingesting", unit="file")
-        entries = by_source  # updated source by source below, the manifest's new list
-        existing = _existing_keys(root, manifest["sources"])
-        for label, path, src, rid, ident, old in it:
-            staged: list[tuple[Path, Path]] = []
-            try:
-                entry = _ingest_one(tauk, root, path, src, rid, label, ident, strict, report, existing,
-                                    simulations_per_part, staged)  # fmt: skip
-            except BaseException:
-                for tmp, _ in staged:
-                    tmp.unlink(missing_ok=True)
-                raise
-            key = run_key(rid)
-            for name in FRAMES:  # the old partitions of a changed source go, the new ones take their place
-                folder = root / name / f"run={key}"
-                for f in folder.glob("*.parquet") if folder.exists() else ():
-                    f.unlink()
-            for tmp, final in staged:
-                os.replace(tmp, final)
-            _trim()
-            entries[src] = entry
-            report.ingested.append(src)
-            if old is not None:
-                report.replaced.append(src)
-            manifest["sources"] = sorted(entries.values(), key=lambda e: e["run_id"])
-            write_manifest(root, manifest)  # commit this source
-        _sweep(root, manifest)
+    try:
+        with lock(root, wait=wait, report=report):
+            _ingest_locked(tauk, root, sources, strict, progress, simulations_per_part, report)
+    except OSError as exc:  # a folder made read-only meanwhile, a full disk …
+        what = f" {exc.filename}" if exc.filename else ""
+        raise StoreError(f"{root}: cannot write{what} ({exc.strerror or exc})") from None
+    except pl.exceptions.PolarsError as exc:
+        raise StoreError(f"{root}: a stored part cannot be read ({str(exc).splitlines()[0]}); open the store for "
+                         "the part at fault") from None  # fmt: skip
     return report
 
 
-class _Keys:
-    """The simulations already in the store: a 64-bit hash of each simulation key and its run (compact: a million
-    simulations take about 16 MB, so an ingest's memory does not grow with the store)."""
+def _ingest_locked(tauk: Any, root: Path, sources: Inputs, strict: bool, progress: bool | None, per_part: int,
+                   report: IngestReport) -> None:  # fmt: skip
+    version, entries = read_entries(root)
+    if version != FORMAT:  # a layout-1 store: its entries as files, then the header that makes them count
+        for e in entries:
+            write_entry(root, e)
+    if version != FORMAT or not is_store(root):
+        write_header(root)
+    marker = root / OPEN_MARK
+    if version != FORMAT or marker.exists() or report.counts().get("stale_lock"):
+        _sweep(root, entries)  # the last ingest did not finish: what it left is not named by any entry
+    marker.touch()
+    found = find_sources(sources, report)
+    ids = _run_ids(found, sources)
+    by_source = {e["source"]: e for e in entries}
+    taken = {e["run_id"] for e in entries}
+    todo = []
+    for (label, path), rid in zip(found, ids):
+        src = str(path.resolve())
+        old = by_source.get(src)
+        now = source_identity(path)
+        if old is not None:
+            intact = _intact(root, old)
+            if intact and _proven_unchanged(old, now):
+                report.unchanged.append(src)
+                continue
+            if intact and content_hash(path) == old.get("hash"):  # touched, not changed: the new metadata
+                write_entry(root, {**old, **now})
+                report.unchanged.append(src)
+                continue
+            if not intact:
+                report.add(src, None, "repaired", f"its stored parts ({old['run_id']}) were missing or not of their "
+                           "recorded size; ingested again")  # fmt: skip
+            rid = old["run_id"]
+        else:
+            rid = _free_id(rid, taken)  # never another source's run
+            taken.add(rid)
+        todo.append((label, path, src, rid, now, old))
+    listed = {str(p.resolve()) for _, p in found}
+    report.missing = [e["source"] for e in entries if e["source"] not in listed and not Path(e["source"]).exists()]
+    for m in report.missing:
+        report.add(m, None, "missing_source", "source no longer exists; its runs stay in the store as ingested")
+    show = progress if progress is not None else len(todo) > 1
+    it: Iterable = todo
+    if show:
+        from tqdm.auto import tqdm
 
-    def __init__(self) -> None:
-        self._parts: list[pl.DataFrame] = []
+        it = tqdm(todo, desc="ingesting", unit="file")
+    keys = _KeyIndex.load(root, entries) if todo else None
+    since_trim = 0
+    for label, path, src, rid, now, old in it:
+        key = run_key(rid)
+        token = new_token()
+        written: list[Path] = []
+        try:
+            entry, sim_keys = _ingest_one(tauk, root, path, src, rid, label, now, strict, report, keys, per_part,
+                                          token, written)  # fmt: skip
+            write_entry(root, entry)  # the commit point of this run
+        except BaseException:
+            for f in written:  # never committed: nothing names them
+                with contextlib.suppress(OSError):
+                    f.unlink()
+            raise
+        if old is not None:  # after the commit: the old parts no entry names any more
+            for rel in (f for fs in old["files"].values() for f in fs):
+                if rel not in entry["sizes"]:
+                    remove_part(root, rel)
+        keys.replace(key, token, sim_keys)
+        report.ingested.append(src)
+        if old is not None:
+            report.replaced.append(src)
+        since_trim += now["size"]
+        if since_trim >= TRIM_BYTES:
+            _trim()
+            since_trim = 0
+    if keys is not None:
+        keys.save()
+    marker.unlink()  # finished: nothing left behind to sweep
 
-    def add(self, keys: pl.Series, run_id: str) -> None:
-        self._parts.append(pl.DataFrame({"h": keys.hash(seed=0), "run": pl.Series([run_id] * len(keys),
-                                                                                   dtype=pl.Categorical)}))  # fmt: skip
-        if len(self._parts) > 64:
-            self._parts = [pl.concat(self._parts, rechunk=True)]
 
-    def drop_run(self, run_id: str) -> None:
-        self._parts = [p.filter(pl.col("run") != run_id) for p in self._parts]
-
-    def owners(self, keys: pl.Series, run_id: str) -> pl.DataFrame:
-        """``key, run`` of the keys already held by another run."""
-        if not self._parts:
-            return pl.DataFrame(schema={"key": pl.String, "run": pl.String})
-        have = pl.concat(self._parts)
-        asked = pl.DataFrame({"key": keys, "h": keys.hash(seed=0)})
-        hit = asked.join(have, on="h", how="inner").filter(pl.col("run").cast(pl.String) != run_id)
-        return hit.select("key", run=pl.col("run").cast(pl.String))
-
-
-def _existing_keys(root: Path, entries: list[dict[str, Any]]) -> _Keys:
-    """The keys of every simulation already in the store."""
-    out = _Keys()
-    for e in entries:
-        files = [root / f for f in e["files"].get("trials", [])]
-        if files:
-            t = pl.read_parquet(files, columns=["simulation_id", "format", "agent", "domain", "task_id", "trial"])
-            out.add(_sim_keys(t), e["run_id"])
-    return out
-
-
-def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: str | None, ident: dict[str, Any],
-                strict: bool, report: IngestReport, existing: _Keys, per_part: int,
-                staged: list[tuple[Path, Path]]) -> dict[str, Any]:  # fmt: skip
+def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: str | None, now: dict[str, Any],
+                strict: bool, report: IngestReport, existing: _KeyIndex, per_part: int, token: str,
+                written: list[Path]) -> tuple[dict[str, Any], pl.Series]:  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
         res = tauk.load({label: path} if label is not None else path, strict=strict, progress=False)
     for w in caught:
-        warnings.warn(str(w.message), w.category, stacklevel=4)
+        warnings.warn(str(w.message), w.category, stacklevel=5)
     report.issues += res.report.issues
     report.files_loaded += res.report.files_loaded
+    known = {k: v for run in res._runs for k, v in run.identity.items()}
+    digest = content_hash(path, known)  # the bytes just decoded were hashed as they were read
     lit = pl.lit(rid, dtype=pl.String)
     frames = {name: getattr(res, name).with_columns(run_id=lit) for name in ("runs", "trials", "tasks",
                                                                            "expected_actions")}  # fmt: skip
     trials = frames["trials"]
+    key = run_key(rid)
     keys = _sim_keys(trials)
-    owners = existing.owners(keys, rid)
-    dup = list(owners.iter_rows())
+    dup = list(existing.owners(keys, key).iter_rows())
     drop: set[str] = set()
     if dup:
-        others = sorted({r for _, r in dup})
-        msg = (f"{len(dup)} of its {trials.height} simulations are already in the store under {', '.join(others)} "
-               "(a checkpoint and its final file?); they would count twice")  # fmt: skip
+        names = existing_names(root, {r for _, r in dup})
+        msg = (f"{len(dup)} of its {trials.height} simulations are already in the store under "
+               f"{', '.join(names)} (a checkpoint and its final file?); they would count twice")  # fmt: skip
         if strict:
             raise LoadError(src, None, msg + " (ingest one of them, or give different labels)")
         report.add(src, None, "overlapping_runs", msg + "; kept once", skipped=len(dup))
-        warnings.warn(f"{src}: {msg}; kept once", LoadWarning, stacklevel=4)
+        warnings.warn(f"{src}: {msg}; kept once", LoadWarning, stacklevel=5)
         drop = set(trials.filter(keys.is_in([k for k, _ in dup]))["simulation_id"].to_list())
-    key = run_key(rid)
     files: dict[str, list[str]] = {name: [] for name in FRAMES}
+    sizes: dict[str, int] = {}
+    staged: list[tuple[Path, Path, str]] = []
+
+    def write(frame: pl.DataFrame, name: str, part: int) -> None:
+        _fits_writing(frame, name, src)
+        folder = run_dir(root, name, key, create=True)
+        final = folder / f"part-{part:05d}-{token}.parquet"
+        tmp = folder / f".{final.name}.tmp"
+        written.append(tmp)
+        frame.write_parquet(tmp, statistics=True)
+        rel = f"{name}/run={key}/{final.name}"
+        files[name].append(rel)
+        sizes[rel] = tmp.stat().st_size
+        staged.append((tmp, final, rel))
+
     for name in ("runs", "tasks", "expected_actions"):
-        files[name] = [_write(frames[name], root / name / f"run={key}", "part-00000.parquet", staged)]
+        write(frames[name], name, 0)
     counts = {name: frames[name].height for name in ("runs", "tasks", "expected_actions")}
     counts.update(trials=0, messages=0, tool_calls=0)
     # one part per ``per_part`` whole simulations, in file order (the trials frame's order); message bodies are
@@ -266,28 +469,59 @@ def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: st
             chunk, messages, calls = chunk.filter(kept), messages.filter(kept), calls.filter(kept)
         for name, frame in (("trials", chunk), ("messages", messages.with_columns(run_id=lit)),
                             ("tool_calls", calls.with_columns(run_id=lit))):  # fmt: skip
-            files[name].append(_write(frame, root / name / f"run={key}", f"part-{part:05d}.parquet", staged))
+            write(frame, name, part)
             counts[name] += frame.height
     if not files["trials"]:
-        empty = trials.head(0)
-        files["trials"].append(_write(empty, root / "trials" / f"run={key}", "part-00000.parquet", staged))
+        write(trials.head(0), "trials", 0)
         for name in ("messages", "tool_calls"):  # the contracts' schemas: nothing to decode
-            frame = pl.DataFrame(schema=frame_schema(name))
-            files[name].append(_write(frame, root / name / f"run={key}", "part-00000.parquet", staged))
-    existing.drop_run(rid)  # a changed source replaces its own keys
-    existing.add(_sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop))) if drop else trials), rid)
-    return {
+            write(pl.DataFrame(schema=frame_schema(name)), name, 0)
+    for tmp, final, _ in staged:  # new names: the parts readers are reading are never replaced
+        os.replace(tmp, final)
+        written.append(final)
+    kept_keys = _sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop)))) if drop else keys
+    entry = {
         "source": src,
-        **ident,
+        **now,
+        "hash": digest,
         "run_id": rid,
         "run_key": key,
+        "token": token,
         "label": label,
         "format": res.runs["format"][0] if res.runs.height else None,
         "counts": counts,
         "report": [str(i) for i in res.report.issues],
         "files": files,
-        "sizes": {str(final.relative_to(root)): tmp.stat().st_size for tmp, final in staged},
+        "sizes": sizes,
     }
+    return entry, kept_keys
+
+
+def _fits_writing(frame: pl.DataFrame, name: str, src: str) -> None:
+    """Refuse, before it starts, a Parquet write that cannot fit in the address space or memory left: writing a
+    frame that holds one huge value reserves many times that value (measured: a 60 MB string took 1,000 MB of
+    address space, 16.7x), and past the limit Polars aborts the process."""
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    if not text or not frame.height:
+        return
+    big = frame.select(pl.max_horizontal(pl.col(text).str.len_bytes().max())).item() or 0
+    short = record_shortfall(int(big))
+    if short is not None:
+        kind, needed, left = short
+        raise LoadError(src, None, f"a value of {big / 1e6:,.0f} MB in its {name}: writing it needs about "
+                        f"{needed / 1e6:,.0f} MB of {kind}, {max(left, 0) / 1e6:,.0f} MB left; free memory or raise "
+                        "the limit")  # fmt: skip
+
+
+def existing_names(root: Path, keys: set[str]) -> list[str]:
+    """The run ids of the runs with these keys (for messages)."""
+    folder = root / ENTRIES
+    out = []
+    for k in sorted(keys):
+        try:
+            out.append(json.loads((folder / f"{k}.json").read_bytes())["run_id"])
+        except (OSError, ValueError, KeyError, TypeError):
+            out.append(f"run={k}")
+    return out
 
 
 DECODE_BATCH = 1000
@@ -314,19 +548,37 @@ def _parts(res: Any, n_sims: int, per_part: int) -> Any:
         yield pl.concat(msgs), pl.concat(calls)
 
 
-def _sweep(root: Path, manifest: dict[str, Any]) -> None:
-    """Remove Parquet files (and temporary files) the manifest does not name: leftovers of interrupted ingests."""
-    named = {f for e in manifest["sources"] for fs in e["files"].values() for f in fs}
+def _sweep(root: Path, entries: list[dict[str, Any]]) -> None:
+    """Remove what no entry names — parts and temporary files of interrupted ingests — never following a link
+    (a link itself is left alone: nothing is read or deleted through it) and never leaving the store."""
+    named = {f for e in entries for fs in e["files"].values() for f in fs}
     for name in FRAMES:
         folder = root / name
-        if not folder.exists():
+        if folder.is_symlink() or not folder.is_dir():
             continue
-        for f in folder.rglob("*"):
-            if f.is_file() and str(f.relative_to(root)) not in named:
-                f.unlink()
-        for d in sorted(folder.glob("run=*")):
-            if d.is_dir() and not any(d.iterdir()):
-                shutil.rmtree(d, ignore_errors=True)
+        with os.scandir(folder) as runs:
+            for d in runs:
+                if not d.is_dir(follow_symlinks=False) or not d.name.startswith("run="):
+                    continue
+                with os.scandir(d.path) as parts:
+                    for f in parts:
+                        if (f.is_file(follow_symlinks=False) or f.is_symlink()) and \
+                                f"{name}/{d.name}/{f.name}" not in named:  # a link: itself removed, never its target
+                            os.unlink(f.path)
+                with contextlib.suppress(OSError):
+                    os.rmdir(d.path)  # only when empty
+    for folder in (root, root / ENTRIES):
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        with os.scandir(folder) as items:
+            for f in items:
+                if f.name.startswith(".") and f.name.endswith(".tmp") and f.is_file(follow_symlinks=False):
+                    os.unlink(f.path)
+
+
+TRIM_BYTES = 32 << 20
+"""Source bytes ingested between two returns of freed memory to the system (a full garbage collection costs
+tens of milliseconds: once per small file it was most of an ingest's time; once per 32 MB it is noise)."""
 
 
 def _trim() -> None:

@@ -1,8 +1,9 @@
 """Cells of a :class:`~tauk.table.SummaryTable`: :class:`Interval`, :func:`fmt` and the escaping of each target.
 
 One function per target: :func:`terminal_safe` (terminal text: control characters made visible),
-:func:`markdown_escape` (GitHub Markdown and the HTML it becomes) and :func:`latex_escape` (LaTeX specials and the
-symbols pdflatex does not know); HTML goes through :func:`html.escape`.
+:func:`markdown_escape` (GitHub Markdown and the HTML it becomes), :func:`latex_escape` (LaTeX specials and the
+symbols pdflatex does not know) and :func:`csv_safe` (no formula a spreadsheet would evaluate); HTML goes through
+:func:`html.escape`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Interval", "fmt", "latex_escape", "markdown_escape", "terminal_safe"]
+__all__ = ["Interval", "csv_safe", "fmt", "latex_escape", "markdown_escape", "terminal_safe"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,23 @@ def terminal_safe(text: Any) -> str:
     'red\\\\x1b[31m\\\\nline'
     """
     return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1] if m.group(0) != "\x7f" else "\\x7f", str(text))
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(text: Any) -> str:
+    """A CSV text cell no spreadsheet evaluates as a formula (OWASP's rule against CSV injection): a cell that starts
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single quote, which spreadsheets show
+    as text and do not evaluate; other control characters are dropped. Numbers are written as numbers, never
+    through this (so ``-0.5`` stays a number).
+
+    >>> [csv_safe(s) for s in ("=HYPERLINK('http://e.vil')", "+1", "-x", "@SUM(A1)", "\\t=1", "gpt-4o", "")]
+    ["'=HYPERLINK('http://e.vil')", "'+1", "'-x", "'@SUM(A1)", "'=1", 'gpt-4o', '']
+    """
+    raw = str(text)
+    s = _CONTROL.sub("", raw)  # dropped first, so that "\x00=1" cannot slip an "=" to the front
+    return "'" + s if raw.startswith(_FORMULA_START) or s.startswith(_FORMULA_START) else s
 
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|!])")

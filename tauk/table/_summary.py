@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._format import (
-    _CONTROL,
     Interval,
     _breakable,
     _shorten,
+    csv_safe,
     fmt,
     latex_escape,
     markdown_escape,
@@ -193,13 +193,14 @@ class SummaryTable:
 
     def to_csv(self, *, digits: int | None = None) -> str:
         """CSV with the machine field names; an interval as ``x, x_ci_low, x_ci_high``; floats rounded to
-        ``digits`` decimals (default: the table's); text with control characters dropped."""
+        ``digits`` decimals (default: the table's); text with control characters dropped and a leading ``=``, ``+``,
+        ``-``, ``@``, tab or CR neutralised by a single quote (:func:`~tauk.table._format.csv_safe`)."""
         names, rows = self._flat(self.digits if digits is None else digits)
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
+        w.writerow([csv_safe(n) for n in names])
         for r in rows:
-            w.writerow(["" if v is None else _CONTROL.sub("", v) if isinstance(v, str) else v for v in r])
+            w.writerow(["" if v is None else csv_safe(v) if isinstance(v, str) else v for v in r])
         return buf.getvalue()
 
     def records(self) -> list[dict[str, Any]]:

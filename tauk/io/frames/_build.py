@@ -15,7 +15,8 @@ import polars as pl
 
 from tauk.io.columns import LIST_STR, Column
 
-__all__ = ["canonical_json", "new_columns", "raw_text", "taubench_simulation_id", "to_float", "to_frame", "to_int"]
+__all__ = ["canonical_json", "check_huge_values", "new_columns", "raw_text", "taubench_simulation_id", "to_float",
+           "to_frame", "to_int"]
 
 _SEP = "\x1f"
 
@@ -116,3 +117,26 @@ def taubench_simulation_id(task_id: Any, trial: Any, pos: int) -> str:
     ('3-1', '3-#10')
     """
     return f"{task_id}-{trial if trial is not None else f'#{pos}'}"
+
+
+def check_huge_values(frame: pl.DataFrame, paths: dict[str, str], what: str) -> pl.DataFrame:
+    """``frame``, unless one of its text values is so large (a megabyte or more: a file holding one huge string where
+    an id or a reason belongs) that the work ahead cannot fit in the address space or memory left — then a
+    :class:`tauk.LoadError` naming the file and the column, before Polars runs out and aborts the process.
+    ``paths``: the file of each run id."""
+    from tauk.errors import LoadError
+    from tauk.io.files import record_shortfall
+
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    if not text or not frame.height:
+        return frame
+    sizes = frame.select(pl.col(text).str.len_bytes().max())
+    col, big = max(sizes.row(0, named=True).items(), key=lambda kv: kv[1] or 0)
+    short = record_shortfall(int(big or 0))
+    if short is None:
+        return frame
+    rid = frame.filter(pl.col(col).str.len_bytes() == big)["run_id"][0] if "run_id" in frame.columns else None
+    kind, needed, left = short
+    raise LoadError(paths.get(rid, str(rid)), None, f"a {col} of {big / 1e6:,.0f} MB in its {what}: working with it "
+                    f"needs about {needed / 1e6:,.0f} MB of {kind}, {max(left, 0) / 1e6:,.0f} MB left; free memory or "
+                    "raise the limit")  # fmt: skip

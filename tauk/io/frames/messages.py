@@ -16,7 +16,7 @@ import polars as pl
 from tauk.errors import LoadError, LoadReport
 from tauk.io import structs as S
 from tauk.io.columns import MESSAGES, TOOL_CALLS
-from tauk.io.files import release
+from tauk.io.files import record_message, record_shortfall, release
 from tauk.io.frames._build import (
     canonical_json,
     new_columns,
@@ -44,6 +44,20 @@ def _unreadable_messages(report: LoadReport, strict: bool, path: object, locatio
     report.add(str(path), where, "invalid_messages", f"{what}; messages skipped", skipped=1)
 
 
+def _fits(raw: Any, report: LoadReport, strict: bool, path: object, location: str) -> bool:
+    """Whether the message bodies of one simulation (``raw``: its bytes) can be decoded in the memory and address
+    space left; if not, a :class:`LoadError` (strict) or a report line and its messages skipped — never a decode
+    that would crash the process."""
+    short = record_shortfall(len(raw))
+    if short is None:
+        return True
+    msg = record_message(len(raw), short)
+    if strict:
+        raise LoadError(str(path), location, msg)
+    report.add(str(path), location, "not_enough_memory", f"{msg}; its messages skipped", skipped=1)
+    return False
+
+
 def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterator[tuple[str, list[S.Message] | None]]:
     """(simulation_id, messages) for every kept simulation of a τ²-bench run, decoded one simulation at a time
     (the file's simulations are cut into raw views first, so no more than one is decoded at once)."""
@@ -51,6 +65,9 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
         for sim, src in zip(run.simulations, run.sim_sources):
             f = run.path / src
             data = read_again(run, f)
+            if not _fits(data, report, strict, f, "$.messages"):
+                yield str(sim.id), None
+                continue
             try:
                 yield str(sim.id), _FULL_SIM.decode(data).messages
             except DECODE_ERRORS as exc:
@@ -68,6 +85,9 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
     for n, (sim, i) in enumerate(zip(run.simulations, run.sim_sources), start=1):
         if n % 256 == 0:
             release(data)  # the pages of the simulations already decoded need not stay resident
+        if not _fits(raws[i], report, strict, run.path, f"$.simulations[{i}]"):
+            yield str(sim.id), None
+            continue
         try:
             yield str(sim.id), _FULL_SIM.decode(raws[i]).messages
         except DECODE_ERRORS as exc:
@@ -261,6 +281,9 @@ def _taubench_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: 
     for n, pos in enumerate(run.sim_sources, start=1):
         if n % 256 == 0:
             release(data)
+        if not _fits(recs[pos], report, strict, run.path, f"$[{pos}]"):
+            yield
+            continue
         try:
             r = _TB_FULL_REC.decode(recs[pos])
         except DECODE_ERRORS as exc:
@@ -269,7 +292,8 @@ def _taubench_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: 
             yield
             continue
         message_cols, call_cols = cols
-        sid = taubench_simulation_id(r.task_id, r.trial, pos)
+        light = run.tb_records[n - 1]  # its trial as the trials frame has it (numbered by the loader if missing)
+        sid = taubench_simulation_id(light.task_id, light.trial, pos)
         traj = r.traj or []
         results = {msg.tool_call_id: msg.content for msg in traj if msg.role == "tool" and msg.tool_call_id}
         call_idx = 0

@@ -17,6 +17,7 @@ from tauk.io import structs as S
 from tauk.io.columns import TRIALS
 from tauk.io.frames._build import (
     canonical_json,
+    check_huge_values,
     new_columns,
     taubench_simulation_id,
     to_float,
@@ -166,7 +167,7 @@ def build_trials(
         trial_cols["mode"] += [s.mode for s in sims]
         trial_cols["n_messages"] += [len(s.messages) if s.messages is not None else None for s in sims]
         trial_cols["n_tool_calls"] += [_count_calls(s.messages) for s in sims]
-    return to_frame(trial_cols, TRIALS)
+    return check_huge_values(to_frame(trial_cols, TRIALS), {r: str(run.path) for run, r in zip(runs, run_ids)}, "trials")
 
 
 def _taubench_trial_rows(trial_cols: dict[str, list], run: RunData, rid: str, agent: str | None,
