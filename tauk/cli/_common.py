@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from tauk import load
 from tauk.conventions import CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import LoadWarning, TaukError
 
@@ -66,12 +67,10 @@ def parse_inputs(paths: Sequence[str], labels: Sequence[str] = ()) -> Any:
 def load_inputs(args: argparse.Namespace):
     """Load the ``PATH`` / ``--label`` arguments under the ``--lenient`` / ``--quiet`` options; a lenient load's
     report goes to stderr."""
-    import tauk
-
     quiet = getattr(args, "quiet", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
-        res = tauk.load(parse_inputs(args.paths, getattr(args, "label", None) or ()), strict=not args.lenient,
+        res = load(parse_inputs(args.paths, getattr(args, "label", None) or ()), strict=not args.lenient,
                         progress=False if quiet else None)  # fmt: skip
         agents, domains = split_list(getattr(args, "agent", None)), split_list(getattr(args, "domain", None))
         if agents or domains:

@@ -15,6 +15,7 @@ import polars as pl
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io.load import Inputs, find_sources
 from tauk.io.read import fingerprint, read_bytes
+from tauk.results import load
 
 from ._layout import FRAMES, lock, read_manifest, run_key, write_manifest
 from ._results import frame_schema
@@ -123,8 +124,6 @@ def ingest(
     >>> len(report.ingested), len(tauk.ingest("data", store, progress=False).unchanged)
     (6, 6)
     """
-    import tauk
-
     root = Path(store)
     root.mkdir(parents=True, exist_ok=True)
     report = IngestReport()
@@ -163,7 +162,7 @@ def ingest(
         for label, path, src, rid, ident, old in it:
             staged: list[tuple[Path, Path]] = []
             try:
-                entry = _ingest_one(tauk, root, path, src, rid, label, ident, strict, report, existing,
+                entry = _ingest_one(root, path, src, rid, label, ident, strict, report, existing,
                                     simulations_per_part, staged)  # fmt: skip
             except BaseException:
                 for tmp, _ in staged:
@@ -224,12 +223,12 @@ def _existing_keys(root: Path, entries: list[dict[str, Any]]) -> _Keys:
     return out
 
 
-def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: str | None, ident: dict[str, Any],
+def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, ident: dict[str, Any],
                 strict: bool, report: IngestReport, existing: _Keys, per_part: int,
                 staged: list[tuple[Path, Path]]) -> dict[str, Any]:  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
-        res = tauk.load({label: path} if label is not None else path, strict=strict, progress=False)
+        res = load({label: path} if label is not None else path, strict=strict, progress=False)
     for w in caught:
         warnings.warn(str(w.message), w.category, stacklevel=4)
     report.issues += res.report.issues
