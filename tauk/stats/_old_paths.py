@@ -8,7 +8,8 @@ by tauk's own code paths except :mod:`tauk.stats` (which installs the finder) an
 
 Examples
 --------
->>> import warnings
+>>> import sys, warnings
+>>> _ = sys.modules.pop("tauk.stats.sample_size", None)  # as on a first import
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
 ...     from tauk.stats.sample_size import power_t
@@ -27,7 +28,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["MOVED", "RENAMED", "moved_names", "install"]
+__all__ = ["MOVED", "RENAMED", "SHADOWED", "moved_names", "install"]
 
 MOVED: dict[str, tuple[str, ...]] = {
     "tauk.stats._core": ("tauk.stats.tasks", "tauk.stats.options"),
@@ -79,6 +80,10 @@ RENAMED: dict[str, dict[str, str]] = {
 }
 """Old module path → {old name: new name} for the names that changed on the way."""
 
+SHADOWED = ("tauk.stats.compare", "tauk.stats.consistency", "tauk.stats.overall")
+"""Old module paths whose attribute of :mod:`tauk.stats` is a function of the same name: their alias is put in
+``sys.modules`` at once (importing it must not replace the function), and warns when a name is taken from it."""
+
 
 def _new_path(old: str) -> str:
     return " / ".join(MOVED[old])
@@ -95,10 +100,14 @@ def _lookup(targets: tuple[str, ...], name: str) -> Any:
 class _OldModule(types.ModuleType):
     """An old module path: its names are looked up, on first use, in the modules that hold them now."""
 
+    _warn_on_use = False
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
         old = self.__name__
+        if self._warn_on_use:
+            warnings.warn(_message(old), DeprecationWarning, stacklevel=2)
         if name == "__all__":
             names: list[str] = []
             for target in MOVED[old]:
@@ -111,13 +120,21 @@ class _OldModule(types.ModuleType):
                                  f"{name!r}") from None  # fmt: skip
 
 
+def _internal(filename: str) -> bool:
+    """A frame :func:`warnings.warn` skips when it counts the stack level (the import system's bootstrap)."""
+    return "importlib" in filename and "_bootstrap" in filename
+
+
 def _caller_stacklevel() -> int:
-    """The stack level of the first frame outside the import machinery and this module (where the import was)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and (frame.f_code.co_filename == __file__ or "importlib" in frame.f_code.co_filename
-                                 or frame.f_code.co_filename.startswith("<frozen")):  # fmt: skip
-        frame, level = frame.f_back, level + 1
-    return level
+    """The ``stacklevel`` of the import statement that asked for an old path, as :func:`warnings.warn` counts it
+    from ``exec_module`` (skipping the import system's bootstrap frames, and ``importlib.import_module``)."""
+    frame, level = sys._getframe(2), 1  # exec_module's caller
+    while frame is not None and (_internal(frame.f_code.co_filename) or frame.f_code.co_filename == __file__
+                                 or frame.f_code.co_filename == importlib.__file__):  # fmt: skip
+        if not _internal(frame.f_code.co_filename):
+            level += 1
+        frame = frame.f_back
+    return level + 1
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -133,9 +150,11 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         module.__doc__ = f"Deprecated: {module.__name__} is now {_new_path(module.__name__)}."
-        warnings.warn(f"{module.__name__} is deprecated and will be removed in the next release; import from "
-                      f"{_new_path(module.__name__)} (or tauk.stats)", DeprecationWarning,
-                      stacklevel=_caller_stacklevel())  # fmt: skip
+        warnings.warn(_message(module.__name__), DeprecationWarning, stacklevel=_caller_stacklevel())
+
+
+def _message(old: str) -> str:
+    return f"{old} is deprecated and will be removed in the next release; import from {_new_path(old)} (or tauk.stats)"
 
 
 _FINDER = _Finder()
@@ -145,6 +164,12 @@ def install() -> None:
     """Put the finder of the old paths on ``sys.meta_path`` (once)."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.append(_FINDER)
+    for old in SHADOWED:
+        if old not in sys.modules:
+            module = _OldModule(old, f"Deprecated: {old} is now {_new_path(old)}.")
+            module._warn_on_use = True
+            module.__spec__ = importlib.util.spec_from_loader(old, _FINDER)
+            sys.modules[old] = module
 
 
 def moved_names(module: str, names: Mapping[str, str]) -> Callable[[str], Any]:
