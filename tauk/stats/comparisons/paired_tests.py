@@ -10,8 +10,8 @@ Default: the paired t test, T − 1 degrees of freedom
 
 s the sample SD of d_t. Claim: at α = 0.05 its type-I error is 4–6 % in 28 of 30 measured cells (T ∈ {20, 50},
 n ∈ {1, 4}, k ∈ {1, 4}, five task populations), 2.2–5.4 % in all, and its interval covers a true difference of
-0.1 in 93–96 % of benchmarks; the paired task bootstrap over-rejects (up to 10 %) and the exact sign-flip test is
-conservative (0.1–3.8 %). The table, cell by cell, and the power of each: ``docs/calibration/comparisons.md``.
+0.1 in 93.0–95.8 % of benchmarks; the paired task bootstrap over-rejects (up to 10.1 %) and the exact sign-flip
+test is conservative (0.1–3.8 %). The table, cell by cell, and the power of each: ``docs/calibration/comparisons.md``.
 
 Why not the others
 ------------------

@@ -190,9 +190,8 @@ def compare_all(
     intervals invert the same paired tests on the tasks common to all agents of the group
     (:func:`tauk.stats.comparisons.ranks.rank_intervals`): ``rank_low`` / ``rank_high`` cover each agent's rank with
     probability ≥ ``ci`` (Holm over its K − 1 comparisons), ``rank_low_simultaneous`` /
-    ``rank_high_simultaneous`` every agent's at once (Holm over all pairs). Measured (5 agents 0.50…0.58, T = 20,
-    n = 1): ≥ 99 % per agent, 98 % jointly, where the bootstrap quantiles they replace covered the best agent's rank
-    81 % of the time.
+    ``rank_high_simultaneous`` every agent's at once (Holm over all pairs); how often they cover:
+    ``docs/calibration/comparisons.md``.
 
     Parameters
     ----------

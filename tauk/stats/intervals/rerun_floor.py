@@ -21,8 +21,8 @@ sides scaled by one factor so that the model's skew is kept (measured against ex
 own: same mean width, but 6 cells below 94 % instead of 0 — the misses follow the model's long side), clipped to
 [0, 1]; it is never narrowed — V̂ is noisy at T = 10, where the model's spread is the better one.
 
-Claim: with the floor no fixed-task cell of the calibration grid falls below 94 % (without it 11 do, down to
-90.6 %), at about 1.04× the width; a floor discounted for its own noise left cells below 94 % again. The
+Claim: with the floor no pass^k fixed-task cell of the calibration grid falls below 94 % (without it 11 of 140 do,
+down to 90.6 %), at about 1.04× the width; a floor discounted for its own noise left cells below 94 % again. The
 measurements: ``docs/calibration/intervals.md`` (the re-run floor section).
 """
 
