@@ -1,7 +1,7 @@
 """Benchmark: pass^k, k = 1…16, with 95% intervals over 10,000 tasks × 16 trials, against scipy's BCa per k.
 
 The **default** interval (``method="model"``, :data:`tauk.conventions.CI_METHOD`: the beta-binomial posterior of
-:mod:`tauk.stats.model`, population and re-run intervals for every k from one posterior) is timed through
+:mod:`tauk.stats.intervals.model`, population and re-run intervals for every k from one posterior) is timed through
 ``tauk.stats.summarize``; its cost does not grow with the tasks (sufficient statistics over the ≤ n + 1 distinct
 per-task counts, fixed-task draws over the distinct (n, c) pairs), and the model check's bootstrap-t fallback,
 when the check fails, resamples the ≤ n + 1 distinct per-task rows. Also timed: the default interval of one
@@ -40,7 +40,7 @@ import polars as pl
 from scipy import stats
 
 import tauk.stats as ts
-from tauk.stats._bootstrap import interval
+from tauk.stats.intervals import interval, model_interval
 
 
 def make_trials(T: int, n: int, seed: int = 0) -> pl.DataFrame:
@@ -101,7 +101,7 @@ def main() -> int:
     U = ts.per_task(trials, k=ks).select([f"U_{k}" for k in ks]).to_numpy()
     tracemalloc.start()
     t0 = time.perf_counter()
-    lo_full, hi_full = interval("bca", U, level, B, seed=0, progress=False, collapse=False)
+    lo_full, hi_full = interval(U, ts.IntervalOptions(level, "bca", B, 0), progress=False, collapse=False)
     t_full = time.perf_counter() - t0
     _, peak_full = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -156,7 +156,6 @@ def one_group(repeats: int = 20) -> tuple[float, float]:
     itself, and the whole public call from a trials frame."""
     import warnings
 
-    from tauk.stats.model import model_interval
 
     trials = make_trials(50, 8, seed=3)
     g = ts.per_task(trials, k=[1])

@@ -7,7 +7,7 @@ benchmark from a family below) and n ∈ {2, 4, 8} recorded trials per task:
 
 * **sd_single_run**: the mean of the estimate over ``--datasets`` simulated multi-trial data sets against the
   empirical SD of pass^1 over ``--reruns`` simulated single re-runs of the same tasks (target: ratio 0.90–1.10);
-* **mdd** (m = 1, 2, 4, 8): each data set gives a noise floor (:func:`tauk.stats.consistency.noise_floor`, the
+* **mdd** (m = 1, 2, 4, 8): each data set gives a noise floor (:func:`tauk.stats.noise.noise_floor`, the
   library's own code); a fresh pair of independent m-trial runs of the same setup counts as "significantly
   different" when its gap reaches that floor (a data set with no floor — fewer than 3 flaky tasks — declares
   nothing). The share of such pairs is the floor's size (target 5 % ± 1.5 at α = 0.05). Beside it: a normal floor
@@ -28,7 +28,7 @@ import argparse
 import numpy as np
 from scipy import special
 
-from tauk.stats.consistency import difference_null, noise_floor, rerun_variance
+from tauk.stats.noise import difference_null, noise_floor, rerun_variance
 
 FAMILIES = ("taubench", "u-shaped", "moderate", "coin", "few-flaky")
 

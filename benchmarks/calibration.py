@@ -12,7 +12,7 @@ Methods: the existing task-bootstrap intervals ``bca``, ``percentile``, ``bootst
 on 2 cores; the Monte-Carlo error this adds to an endpoint is small next to the interval width), the ``t`` interval
 (T−1 df), all four after clipping to [0, 1] and with the Clopper–Pearson interval where every task is at 0 or 1
 (exactly what :func:`tauk.stats.pass_hat_k` reports); ``rerun`` (θ̂ ± z·se_rerun, only where every n_t ≥ 2k);
-and the beta-binomial model of :mod:`tauk.stats.model`: ``model`` (model check with its BCa fallback) and
+and the beta-binomial model of :mod:`tauk.stats.intervals.model`: ``model`` (model check with its BCa fallback) and
 ``model-raw`` (the same without the check); ``default``: what ``tauk.stats.pass_hat_k`` / ``pass_at_k`` report with
 every option at its default (``method="model"``: ``ci_low``/``ci_high`` for the population, ``rerun_ci_low``/
 ``rerun_ci_high`` for the fixed tasks), run through the public API on a trials frame holding every replication as
@@ -62,9 +62,9 @@ from pathlib import Path
 import numpy as np
 from scipy import special, stats
 
-from tauk.stats import model as M
-from tauk.stats._bootstrap import bootstrap_means, interval
-from tauk.stats.passk import unanimous_interval
+from tauk.stats import intervals as M
+from tauk.stats.intervals import bootstrap_means, interval, unanimous_interval
+from tauk.stats.options import IntervalOptions
 
 LEVEL = 0.95
 TS = (10, 20, 50, 200)
@@ -177,9 +177,9 @@ def existing_methods(n, c, ks, metric, methods, resamples, seed):
             boot = bootstrap_means(U, resamples, s)
         for m in methods:
             if m == "bootstrap-t":
-                lo, hi = interval(method=m, U=U, level=LEVEL, resamples=resamples, seed=s + 1)
+                lo, hi = interval(U, IntervalOptions(LEVEL, m, resamples, s + 1))
             else:
-                lo, hi = interval(method=m, U=U, level=LEVEL, resamples=resamples, seed=s, boot=boot)
+                lo, hi = interval(U, IntervalOptions(LEVEL, m, resamples, s), boot=boot)
             lo, hi = _finish(U, lo, hi)
             out[m][0][r], out[m][1][r] = lo, hi
     return out
@@ -220,10 +220,11 @@ ALL_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model
 DEFAULT_METHODS = ("bca", "percentile", "t", "bootstrap-t", "rerun", "model", "model-raw", "default")
 
 
-def model_method(n, c, ks, metric, seed, **kw):
-    """Both estimands from one posterior: → {estimand: (lo, hi)}, plus the share of replications whose check
-    failed; with the check on, also the raw model interval (as "-raw")."""
-    out = M.model_interval_batch(n, c, ks, metric=metric, level=LEVEL, estimand="both", seed=seed, **kw)
+def model_method(n, c, ks, metric, seed, resamples, **kw):
+    """Both estimands from one posterior (its fallback bootstrap with ``resamples``): → {estimand: (lo, hi)}, plus
+    the share of replications whose check failed; with the check on, also the raw model interval (as "-raw")."""
+    out = M.model_interval_batch(n, c, ks, metric=metric, ci=LEVEL, estimand="both", seed=seed, resamples=resamples,
+                                 **kw)  # fmt: skip
     res = {e: (o.lo, o.hi) for e, o in out.items()}
     raw = {e: (o.model_lo, o.model_hi) for e, o in out.items()}
     return res, raw, float(np.mean(~out["population"].check_passed))
@@ -300,7 +301,8 @@ def run_cell(pop, T, n, ks, R, seed, methods, metric, resamples):
     for m in methods:
         if m in MODEL_VARIANTS or (m == "model-raw" and "model" not in methods):
             t0 = time.perf_counter()
-            res, raw, fired[m] = model_method(nn, c, ks, metric, s, **MODEL_VARIANTS.get(m, MODEL_VARIANTS["model"]))
+            res, raw, fired[m] = model_method(nn, c, ks, metric, s, resamples,
+                                              **MODEL_VARIANTS.get(m, MODEL_VARIANTS["model"]))  # fmt: skip
             for est in res:
                 if m != "model-raw":
                     intervals[(est, m)] = res[est]

@@ -9,7 +9,7 @@ Three sections, each a table printed to stdout:
    reference) over five task populations. Where d_t ∈ {−1, 0, 1} (n = 1 or k = n) the rates are exact trinomial sums;
    elsewhere Monte Carlo with ``--reps`` benchmarks per cell.
 2. ``ranks`` — coverage of each agent's true rank, and of all at once, by compare_all()'s bootstrap rank intervals and
-   by :func:`tauk.stats.ranks.rank_intervals` (per-agent and simultaneous), 5 agents close together or spread out.
+   by :func:`tauk.stats.comparisons.ranks.rank_intervals` (per-agent and simultaneous), 5 agents close together or spread out.
 3. ``power`` — delivered power of "tasks needed" for δ = 0.1 at 80 %: the old normal formula and old power() against
    the noncentral-t plan with the new pilot variance models, pilots of n = 1 and n = 4 trials.
 
@@ -33,8 +33,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy import special, stats
 
-from tauk.stats._bootstrap import interval
-from tauk.stats.paired import _invert, _p_at, signflip_null
+from tauk.stats.comparisons.paired_tests import _invert, _p_at, signflip_null
+from tauk.stats.intervals import interval
+from tauk.stats.options import IntervalOptions
 
 ALPHA = 0.05
 
@@ -128,7 +129,7 @@ class PairedEvaluator:
             out["t"] = (p, mean - q * se, mean + q * se)
         for name, meth in (("boot-bca", "bca"), ("boot-pct", "percentile"), ("boot-t", "bootstrap-t")):
             if name in m:
-                lo, hi = interval(meth, d, 1 - ALPHA, self.resamples, 0)
+                lo, hi = interval(d, IntervalOptions(1 - ALPHA, meth, self.resamples, 0))
                 out[name] = (math.nan, float(lo[0]), float(hi[0]))
         ss = float(np.sum(d * d))
         if "score-z" in m or "score-t" in m:
@@ -295,7 +296,7 @@ def agent_offsets(means: Sequence[float], seed: int = 777, draws: int = 400_000)
 def old_rank_intervals(n: np.ndarray, C: np.ndarray, level: float, resamples: int, seed: int) -> tuple:
     """compare_all()'s rank intervals before this release (a transcription): one task-bootstrap resample matrix
     for every agent, ranks per replicate, the (α/2, 1 − α/2) quantiles (inverted CDF) of each agent's ranks."""
-    from tauk.stats._bootstrap import bootstrap_means
+    from tauk.stats.intervals import bootstrap_means
 
     U = C / n[:, None]
     if U.shape[0] < 2:
@@ -308,7 +309,7 @@ def old_rank_intervals(n: np.ndarray, C: np.ndarray, level: float, resamples: in
 
 def simulate_ranks(name: str, reps: int, seed: int, resamples: int = 9999) -> dict[str, dict[str, float]]:
     """Coverage of each agent's true rank (min over agents, and all agents at once) and mean width (hi − lo)."""
-    from tauk.stats.ranks import rank_intervals
+    from tauk.stats.comparisons.ranks import rank_intervals
 
     means, T, n = RANK_SCENARIOS[name]
     K = len(means)
@@ -325,8 +326,8 @@ def simulate_ranks(name: str, reps: int, seed: int, resamples: int = 9999) -> di
         U = C / n
         res = {
             "old bootstrap": old_rank_intervals(np.full(T, n, dtype=np.int64), C, 0.95, resamples, seed + r),
-            "per-agent": rank_intervals(U, level=0.95)[1:],
-            "simultaneous": rank_intervals(U, level=0.95, simultaneous=True)[1:],
+            "per-agent": rank_intervals(U, ci=0.95)[1:],
+            "simultaneous": rank_intervals(U, ci=0.95, simultaneous=True)[1:],
         }
         for m, (lo, hi) in res.items():
             ok = (lo <= true) & (true <= hi)
@@ -366,7 +367,7 @@ def true_var_d(n: int, shift: float, draws: int = 2_000_000, seed: int = 99) -> 
 def _one_comparison(rng, T: int, n: int, shift: float, old_p: bool = False) -> bool:
     """One benchmark of T tasks under the alternative: does the reported p reject? ``old_p``: compare()'s old
     headline p_perm (the exact sign-flip p, which its Monte Carlo estimates beyond 20 nonzero d_t)."""
-    from tauk.stats.paired import paired_test, signflip_pvalue
+    from tauk.stats.comparisons.paired_tests import paired_test, signflip_pvalue
 
     pa, pb = POPULATIONS[PLAN_POP][1](rng, T, shift)
     d = rng.binomial(n, pa) / n - rng.binomial(n, pb) / n
@@ -397,14 +398,14 @@ def old_power_var(C: np.ndarray, n: int) -> float:
 def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[str, float, float, float]]:
     """(plan, median tasks planned, delivered power, MC SE) with pilots of ``n`` trials, planning at n trials."""
     from tauk.stats import power_analysis
-    from tauk.stats.sample_size import tasks_needed, variance_from_paired_pilot
+    from tauk.stats.power import tasks_needed, variance_from_paired_pilot
 
     shift = shift_for(PLAN_POP, 1, PLAN_DELTA)
     v = true_var_d(n, shift)
     rng = np.random.default_rng(seed)
     rows = []
     oracle = {"z formula, true Var(d_t) (old tasks_needed)": old_tasks_needed(PLAN_DELTA, v, power=PLAN_POWER),
-              "noncentral t, true Var(d_t)": tasks_needed(PLAN_DELTA, v, power=PLAN_POWER)}
+              "noncentral t, true Var(d_t)": tasks_needed(PLAN_DELTA, v, target_power=PLAN_POWER)}
     for name, T in oracle.items():
         hits = sum(_one_comparison(rng, T, n, shift) for _ in range(reps))
         rows.append((name, T, hits / reps, math.sqrt(hits / reps * (1 - hits / reps) / reps)))
@@ -435,7 +436,7 @@ def simulate_plans(n: int, reps: int, seed: int, icc_true: float) -> list[tuple[
             Ts["new, paired pilot" + suffix] = power_analysis(both, delta=PLAN_DELTA, target_power=PLAN_POWER,
                                                               trials_per_task=(n,), pilot_uncertainty=unc).tasks_needed  # fmt: skip
         assert Ts["new, paired pilot, estimate plugged in"] == tasks_needed(
-            PLAN_DELTA, variance_from_paired_pilot(nn, C[:, 0], nn, C[:, 1]).var_d(n), power=PLAN_POWER)
+            PLAN_DELTA, variance_from_paired_pilot(nn, C[:, 0], nn, C[:, 1]).var_d(n), target_power=PLAN_POWER)
         if n == 1:
             Ts["new, single-agent pilot, icc = true value"] = power_analysis(
                 one, delta=PLAN_DELTA, target_power=PLAN_POWER, trials_per_task=(n,), icc=icc_true).tasks_needed

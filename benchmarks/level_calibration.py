@@ -7,7 +7,7 @@ measure, for each benchmark, how the posterior quantiles of E[p^k] cover under d
 model, and to move the tail levels so that they would cover 2.5 % / 97.5 % (Beran's prepivoting, a parametric
 double bootstrap):
 
-    1. weighted posterior points (α_i, β_i, W_i) of the data y (``tauk.stats._posterior.posterior_points``);
+    1. weighted posterior points (α_i, β_i, W_i) of the data y (``tauk.stats.intervals.posterior.posterior_points``);
     2. S simulated benchmarks y*_s (same n_t): (α_s, β_s) drawn from the posterior ("posterior") or fixed at the
        posterior mean of (logit μ, log κ) ("plugin"), p_t ~ Beta(α_s, β_s), c_t ~ Binomial(n_t, p_t);
     3. the posterior of each y*_s by importance reweighting the same points, W*_si ∝ W_i · L(y*_s | θ_i) / L(y | θ_i)
@@ -37,7 +37,9 @@ from scipy import special, stats
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibration as C  # noqa: E402  (the populations and the replications of the calibration table)
 
-from tauk.stats._posterior import _resample, _suff, _wquantile, beta_moment, posterior_points  # noqa: E402
+from tauk.stats.intervals.posterior import _suff, beta_moment, posterior_points  # noqa: E402
+from tauk.stats.intervals.posterior import resample as _resample  # noqa: E402
+from tauk.stats.intervals.posterior import weighted_quantiles as _wquantile  # noqa: E402
 
 CELLS = [(pop, T, n) for pop in C.POPULATIONS for T in (10, 20) for n in (4, 8)]
 KS = (1, 4)

@@ -37,7 +37,7 @@ TAUBENCH = SHARED / "taubench" / "gpt-4o_airline_4trials.json"
 # The run behind the τ-bench paper's airline figures. Its pass^1 is 0.42 — but how far would a re-run land?
 
 # %%
-# (not output-checked: without ../shared it prints the skip line; tests/test_stats_consistency.py checks pass^1,
+# (not output-checked: without ../shared it prints the skip line; tests/stats/noise/test_consistency.py checks pass^1,
 # flip rate, ICC and the single-run SD on the real file)
 if TAUBENCH.exists():
     gpt = stats.consistency(tauk.load(TAUBENCH))

@@ -15,11 +15,17 @@ Examples
 from __future__ import annotations
 
 import importlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tauk import results as _results
 from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, StatsWarning, TaukError
 from tauk.io import load_tasks
-from tauk.results import Results, load
+from tauk.io.load import Inputs
+from tauk.results import Results
+from tauk.store import open_store as _open_store
 
 if TYPE_CHECKING:  # pragma: no cover
     from tauk import leaderboard, plot, scoring, stats, tasks, widgets
@@ -29,6 +35,56 @@ if TYPE_CHECKING:  # pragma: no cover
     from tauk.store import open_store as open
 
 __version__ = "0.1.0"
+
+
+def load(
+    inputs: Inputs,
+    *,
+    agent: str | Mapping[str, str] | None = None,
+    strict: bool = True,
+    progress: bool | None = None,
+) -> Results:
+    """Load results files into a :class:`Results` holding tidy, joinable Polars frames.
+
+    Parameters
+    ----------
+    inputs
+        A file, a directory (a directory-format run, or a folder scanned recursively for results files), a glob,
+        a list of any of these, or a mapping ``label -> path`` (the label becomes the run id and the agent label).
+        A store written by :func:`tauk.ingest` is opened lazily (:func:`tauk.open`).
+    agent
+        Overrides the agent label: one string for every run, or a mapping run_id/path -> label.
+    strict
+        ``True`` (default) raises :class:`tauk.LoadError` naming the file, the place in it and what was wrong;
+        ``False`` skips what cannot be used (bad simulations, duplicate ids, unreadable files), warns with
+        :class:`tauk.LoadWarning` and counts it in ``Results.report``.
+    progress
+        Show a progress bar (default: when more than 8 files are read).
+
+    Returns
+    -------
+    Results
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data")
+    >>> res.runs.height, res.trials.height
+    (6, 600)
+    >>> sorted(res.trials["agent"].unique())
+    ['atlas-large', 'atlas-small', 'baseline']
+    """
+    if isinstance(inputs, str | os.PathLike) and (Path(inputs) / "manifest.json").is_file():
+        from tauk.store import open_store  # a store written by tauk.ingest: opened lazily, same API
+
+        if agent is not None:
+            raise TaukError("agent= relabels files as they are read; a store's labels were fixed at ingest")
+        return open_store(inputs)
+    if isinstance(inputs, str | os.PathLike) and (Path(inputs) / "manifest.json").is_file():
+        if agent is not None:  # a store written by tauk.ingest: opened lazily, same API
+            raise TaukError("agent= relabels files as they are read; a store's labels were fixed at ingest")
+        return _open_store(inputs)
+    return _results.load(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=3)
 
 _LAZY = {
     "scoring": ("tauk.scoring", None),

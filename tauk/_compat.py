@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -40,9 +41,12 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 
 def _public_name(func: Callable[..., Any]) -> str:
-    """``tauk.stats.pass_hat_k`` for a function of ``tauk.stats.passk`` (the package it is exported from)."""
+    """``tauk.stats.pass_hat_k`` for a function of ``tauk.stats.passk`` (the package it is exported from), else the
+    function's own module (``tauk.stats.comparisons.paired_tests.paired_test``)."""
     parts = func.__module__.split(".")
     pkg = ".".join(parts[:2]) if parts[0] == "tauk" and len(parts) > 2 else func.__module__
+    if pkg != func.__module__ and func.__qualname__ not in getattr(sys.modules.get(pkg), "__all__", ()):
+        pkg = func.__module__
     return func.__qualname__ if pkg in ("", "__main__") else f"{pkg}.{func.__qualname__}"
 
 
@@ -84,6 +88,7 @@ def keyword_options(old_order: Sequence[str], *, renamed: Mapping[str, str] | No
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            name = _public_name(func)  # at the call: the package's exports are known by then
             if len(args) > n_pos:
                 moved = old_order[n_pos : len(args)]
                 if len(args) > len(old_order):

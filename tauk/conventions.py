@@ -31,9 +31,16 @@ __all__ = [
     "TASK_KEY",
     "CI_LEVEL",
     "CI_METHOD",
+    "CI_METHODS",
     "RESAMPLES",
     "SEED",
     "INFRA",
+    "INFRA_RULES",
+    "PAIRED_TEST",
+    "PAIRED_TESTS",
+    "INVERSION_PERMUTATIONS",
+    "ADJUST",
+    "ADJUSTMENTS",
     "is_success",
     "success_expr",
     "domain_sort_key",
@@ -117,9 +124,14 @@ CI_LEVEL = 0.95
 """Default confidence level of every interval (API, CLI, report, widgets, notebooks)."""
 
 CI_METHOD = "model"
-"""Default interval method: ``"model"``, the beta-binomial posterior of :mod:`tauk.stats.model` (population and
-re-run intervals from one posterior, with a model check); ``"bca"``, ``"percentile"``, ``"bootstrap-t"`` and ``"t"``
-are the task-bootstrap / t alternatives. Comparisons read ``"model"`` as "the paired test's own interval"."""
+"""Default interval method: ``"model"``, the beta-binomial posterior of :mod:`tauk.stats.intervals.model`
+(population and re-run intervals from one posterior, with a model check); ``"bca"``, ``"percentile"``,
+``"bootstrap-t"`` and ``"t"`` are the task-bootstrap / t alternatives. Comparisons read ``"model"`` as "the paired
+test's own interval"."""
+
+CI_METHODS: tuple[str, ...] = ("model", "bca", "percentile", "t", "bootstrap-t")
+"""Every interval ``method=`` (and the command line's ``--method`` choices): the model first, then the task
+bootstrap / t methods (:data:`tauk.stats.intervals.BOOTSTRAP_METHODS`)."""
 
 RESAMPLES = 9999
 """Default number of bootstrap resamples (and sign-flip permutations)."""
@@ -129,3 +141,24 @@ SEED = 0
 
 INFRA = "drop"
 """Default treatment of infrastructure errors (``"drop"``: τ²-bench ≥ 1.0; ``"fail"``: the leaderboard's)."""
+
+INFRA_RULES: tuple[str, ...] = ("drop", "fail")
+"""Every ``infra=``: drop infrastructure errors before every metric, or count them as failed trials."""
+
+PAIRED_TEST = "t"
+"""Default headline test of a comparison: the paired t test with T − 1 degrees of freedom."""
+
+PAIRED_TESTS: tuple[str, ...] = ("t", "signflip", "signflip-mid")
+"""Every ``test=`` of :func:`tauk.stats.compare` (the paired t test, the exact sign-flip test, its mid-p version)."""
+
+INVERSION_PERMUTATIONS = 19_999
+"""Monte-Carlo sign flips of an inverted sign-flip interval (and of the rank intervals' sign-flip tests), used only
+when the exact lattice of the differences is too large; more than :data:`RESAMPLES` because an interval's ends sit
+in the tails."""
+
+ADJUST = "holm"
+"""Default multiple-comparison adjustment of :func:`tauk.stats.compare_all` (Holm's step-down)."""
+
+ADJUSTMENTS: tuple[str, ...] = ("holm", "bh", "none")
+"""Every ``adjust=`` (Holm, Benjamini–Hochberg, none); ``"fdr_bh"`` and ``"benjamini-hochberg"`` are read as
+``"bh"``."""

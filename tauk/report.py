@@ -30,6 +30,7 @@ from typing import Any
 
 import polars as pl
 
+from tauk import __version__
 from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import TaukError
 from tauk.table import markdown_escape
@@ -273,13 +274,11 @@ def _method_text(opts: dict[str, Any]) -> str:
 
 
 def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: dict[str, Any], s_agent: Any) -> str:
-    import tauk
-
     n_infra = int(s_agent.groups["infra_error_count"].sum()) if s_agent.groups.height else 0
     L = [
         "# tauk report",
         "",
-        f"Written by `tauk report` (tauk {tauk.__version__}). Inputs:",
+        f"Written by `tauk report` (tauk {__version__}). Inputs:",
         "",
         *_inputs_text(trials, runs),
         "",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
@@ -28,44 +27,18 @@ def load(
     agent: str | Mapping[str, str] | None = None,
     strict: bool = True,
     progress: bool | None = None,
+    _stacklevel: int = 2,
 ) -> Results:
-    """Load results files into a :class:`Results` holding tidy, joinable Polars frames.
-
-    Parameters
-    ----------
-    inputs
-        A file, a directory (a directory-format run, or a folder scanned recursively for results files), a glob,
-        a list of any of these, or a mapping ``label -> path`` (the label becomes the run id and the agent label).
-        A store written by :func:`tauk.ingest` is opened lazily (:func:`tauk.open`).
-    agent
-        Overrides the agent label: one string for every run, or a mapping run_id/path -> label.
-    strict
-        ``True`` (default) raises :class:`tauk.LoadError` naming the file, the place in it and what was wrong;
-        ``False`` skips what cannot be used (bad simulations, duplicate ids, unreadable files), warns with
-        :class:`tauk.LoadWarning` and counts it in ``Results.report``.
-    progress
-        Show a progress bar (default: when more than 8 files are read).
-
-    Returns
-    -------
-    Results
+    """Load results files into a :class:`Results` (what :func:`tauk.load` does for everything but a store, which it
+    opens with :func:`tauk.open`; the parameters are :func:`tauk.load`'s).
 
     Examples
     --------
-    >>> import tauk
-    >>> res = tauk.load("data")
-    >>> res.runs.height, res.trials.height
-    (6, 600)
-    >>> sorted(res.trials["agent"].unique())
-    ['atlas-large', 'atlas-small', 'baseline']
+    >>> from tauk.results import load
+    >>> load("data").trials.height
+    600
     """
-    if isinstance(inputs, str | os.PathLike) and (Path(inputs) / "manifest.json").is_file():
-        from tauk.store import open_store  # a store written by tauk.ingest: opened lazily, same API
-
-        if agent is not None:
-            raise TaukError("agent= relabels files as they are read; a store's labels were fixed at ingest")
-        return open_store(inputs)
-    loaded = read_inputs(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=3)
+    loaded = read_inputs(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=_stacklevel + 1)
     return Results(loaded.runs, loaded.run_ids, loaded.agents, loaded.report, strict=loaded.strict)
 
 

@@ -1,8 +1,12 @@
 """The import graph of ``tauk`` flows one way: io → results / tasks → scoring → stats → plot / widgets / report → cli.
 
-Every ``import`` of a tauk module (top level or inside a function) is read from the source with ``ast``; a module
-may import only from its own layer or the layers before it, never a private name of another package, and no
-library module imports the command line.
+Every ``import`` of a tauk module (top level, inside a function or under ``TYPE_CHECKING``) is read from the source
+with ``ast``; a module may import only from its own layer or the layers before it, never a private name of another
+package, and no library module imports the command line. Inside the statistics the questions are layered too
+(options → tasks → intervals → estimate → passk / summary → comparisons → power; noise beside, on options and tasks
+only). The whole graph has no cycle — and since imports inside functions are edges of it too, no import is made lazy
+to break one — and no module of the library imports the package ``tauk`` itself (``import tauk``): it imports what
+it uses from where it lives.
 """
 
 from __future__ import annotations
@@ -65,6 +69,62 @@ def _imports(path: Path) -> list[tuple[int, str, list[str]]]:
     return out
 
 
+def _edges() -> dict[str, set[str]]:
+    """module -> the tauk modules it imports (``from pkg import name`` is an edge to ``pkg.name`` when that is a
+    module, else to ``pkg``; importing a submodule is not counted as importing its parent packages)."""
+    names = {_module_name(p) for p in ROOT.rglob("*.py")}
+    out: dict[str, set[str]] = {}
+    for path in ROOT.rglob("*.py"):
+        me = _module_name(path)
+        targets = set()
+        for _, mod, imported in _imports(path):
+            subs = [f"{mod}.{n}" for n in imported if f"{mod}.{n}" in names]
+            targets.update(subs)
+            if len(subs) < len(imported) or not imported:
+                parts = mod.split(".")
+                while parts and ".".join(parts) not in names:
+                    parts.pop()
+                if parts:
+                    targets.add(".".join(parts))
+        out[me] = targets - {me}
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
 def _part(module: str) -> str | None:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else None
@@ -97,6 +157,97 @@ def test_imports_flow_one_way(path: Path):
         if private and part != "cli":
             bad.append(f"line {line}: private {mod} {names} of another part of tauk")
     assert not bad, f"{path.relative_to(ROOT)} imports against the layers:\n" + "\n".join(bad)
+
+
+# ---- inside the statistics: one folder or module per question, layered ------------------------------------
+STATS_LAYERS: dict[str, int] = {
+    "options": 0,
+    "_old_paths": 0,
+    "tasks": 1,
+    "intervals": 2,
+    "noise": 2,
+    "estimate": 3,
+    "passk": 4,
+    "summary": 4,
+    "comparisons": 5,
+    "power": 6,
+}
+"""Layer of each part of ``tauk.stats`` (its module, or its package); a part imports only from lower layers."""
+
+BESIDE = {"noise"}
+"""Parts no other part of the statistics builds on (only the facade ``tauk.stats`` imports them)."""
+
+STATS = sorted(p for p in (ROOT / "stats").rglob("*.py") if p != ROOT / "stats" / "__init__.py")
+
+
+def _stats_part(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "stats" else None
+
+
+def test_every_part_of_the_statistics_has_a_layer():
+    parts = {_stats_part(_module_name(p)) for p in STATS}
+    assert parts <= set(STATS_LAYERS), f"give these parts of tauk.stats a layer: {sorted(parts - set(STATS_LAYERS))}"
+
+
+def _stats_violations(me: str, imports: list[tuple[int, str, list[str]]]) -> list[str]:
+    """The imports of stats part ``me`` against :data:`STATS_LAYERS` (``imports`` as :func:`_imports` gives them)."""
+    bad = []
+    for line, mod, names in imports:
+        if mod == "tauk.stats":  # ``from tauk.stats import x``: a part of the statistics, or the facade
+            if not names or any(n not in STATS_LAYERS for n in names):
+                bad.append(f"line {line}: the facade tauk.stats (import from the module that holds the name)")
+            targets = [f"{mod}.{n}" for n in names if n in STATS_LAYERS]
+        else:
+            targets = [mod]
+        for target in targets:
+            part = _stats_part(target)
+            if part is None or part == me:
+                continue
+            if part in BESIDE or part not in STATS_LAYERS or STATS_LAYERS[part] >= STATS_LAYERS[me]:
+                bad.append(f"line {line}: {target} ({part}, layer {STATS_LAYERS.get(part)}; {me} is {STATS_LAYERS[me]})")
+    return bad
+
+
+@pytest.mark.parametrize("path", STATS, ids=lambda p: str(p.relative_to(ROOT / "stats")))
+def test_the_statistics_are_layered_by_question(path: Path):
+    bad = _stats_violations(_stats_part(_module_name(path)), _imports(path))
+    assert not bad, f"stats/{path.relative_to(ROOT / 'stats')} imports against the layers of the statistics:\n" + \
+        "\n".join(bad)  # fmt: skip
+
+
+def test_the_layer_check_of_the_statistics_can_fail():
+    assert _stats_violations("tasks", [(3, "tauk.stats.intervals.model", ["model_interval"])])  # upward
+    assert _stats_violations("passk", [(3, "tauk.stats.summary", ["summarize"])])  # a sibling
+    assert _stats_violations("power", [(3, "tauk.stats.noise.analysis", ["consistency"])])  # noise is beside
+    assert _stats_violations("power", [(3, "tauk.stats", ["compare"])])  # the facade
+    assert not _stats_violations("power", [(3, "tauk.stats.comparisons.pairing", ["pair_tasks"])])
+    assert not _stats_violations("intervals", [(3, "tauk.stats.intervals.posterior", ["beta_moment"])])
+
+
+# ---- the whole package --------------------------------------------------------------------------------------
+def test_no_import_cycle_anywhere():
+    """Imports inside functions and under TYPE_CHECKING are edges too: a cycle held open by a lazy import counts."""
+    graph = _edges()
+    assert len(graph) > 100  # the whole package was read
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_library_module_imports_the_package_itself():
+    """``import tauk`` inside the library hides where a name lives and ties the module to the facade (and, through
+    it, to everything the facade loads)."""
+    bare = []
+    for path in MODULES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) and any(a.name == "tauk" for a in node.names):
+                bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert bare == []
 
 
 def test_no_library_imports_the_cli():

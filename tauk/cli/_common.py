@@ -10,10 +10,10 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from tauk.conventions import CI_METHOD, INFRA, RESAMPLES, SEED
+from tauk import load
+from tauk.conventions import CI_LEVEL, CI_METHOD, CI_METHODS, INFRA, INFRA_RULES, RESAMPLES, SEED
 from tauk.errors import LoadWarning, TaukError
-
-CI_METHODS = ("model", "bca", "percentile", "t", "bootstrap-t")
+from tauk.table import FORMATS as TABLE_FORMATS
 
 
 def _jsonable(v: Any) -> Any:
@@ -66,12 +66,10 @@ def parse_inputs(paths: Sequence[str], labels: Sequence[str] = ()) -> Any:
 def load_inputs(args: argparse.Namespace):
     """Load the ``PATH`` / ``--label`` arguments under the ``--lenient`` / ``--quiet`` options; a lenient load's
     report goes to stderr."""
-    import tauk
-
     quiet = getattr(args, "quiet", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
-        res = tauk.load(parse_inputs(args.paths, getattr(args, "label", None) or ()), strict=not args.lenient,
+        res = load(parse_inputs(args.paths, getattr(args, "label", None) or ()), strict=not args.lenient,
                         progress=False if quiet else None)  # fmt: skip
         agents, domains = split_list(getattr(args, "agent", None)), split_list(getattr(args, "domain", None))
         if agents or domains:
@@ -97,7 +95,7 @@ def add_load_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_infra_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--infra", default=INFRA, choices=["drop", "fail"], help="infrastructure errors: drop or fail")
+    p.add_argument("--infra", default=INFRA, choices=list(INFRA_RULES), help="infrastructure errors: drop or fail")
 
 
 def add_pool_args(p: argparse.ArgumentParser) -> None:
@@ -106,13 +104,34 @@ def add_pool_args(p: argparse.ArgumentParser) -> None:
                         "by default a group spanning setups is reported per setup")  # fmt: skip
 
 
-def add_ci_args(p: argparse.ArgumentParser, ci: float | None = None) -> None:
-    p.add_argument("--ci", type=float, default=ci, metavar="LEVEL", help="confidence level (0 for no interval)")
+def add_ci_args(p: argparse.ArgumentParser, *, always: str | None = None) -> None:
+    """``--ci``, ``--method``, ``--resamples``, ``--seed``; the choices of ``--method`` are the library's
+    (:data:`tauk.conventions.CI_METHODS`). ``--ci 0`` means "no interval"; where the command always gives one,
+    ``always`` says why, and ``--ci 0`` is refused with that reason (:func:`ci_level`)."""
+    none = f"0 is refused: {always}" if always else "0 for no interval"
+    p.add_argument("--ci", type=float, default=CI_LEVEL, metavar="LEVEL", help=f"confidence level ({none})")
+    p.set_defaults(ci_always=always)
     p.add_argument("--method", default=CI_METHOD, choices=list(CI_METHODS),
                    help="interval method: model = beta-binomial posterior with a model check (comparisons: the paired "
                         "test's own interval); bca, percentile, bootstrap-t = task bootstrap; t = t over tasks")
     p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=SEED, help="seed of the resampling")
+
+
+def ci_level(args: argparse.Namespace) -> float | None:
+    """The level of ``--ci``: None for ``--ci 0`` ("no interval"), or a :class:`~tauk.TaukError` (one line) where
+    the command always gives an interval or the level is not in (0, 1)."""
+    ci = args.ci
+    always = getattr(args, "ci_always", None)
+    if ci == 0:
+        if always:
+            raise TaukError(f"--ci 0 (no interval) does not apply to tauk {args.command}: {always}; give a level "
+                            f"such as {CI_LEVEL}")  # fmt: skip
+        return None
+    if not 0 < ci < 1:
+        raise TaukError(f"--ci must be a level in (0, 1), e.g. {CI_LEVEL}" + ("" if always else ", or 0 for no interval")
+                        + f"; got {ci:g}")  # fmt: skip
+    return ci
 
 
 def parse_ks(text: str | None) -> list[int] | None:
@@ -143,7 +162,8 @@ def split_list(text: str | None) -> list[str] | None:
     return [b.strip() for b in text.split(",") if b.strip()] if text else None
 
 
-FORMATS = ("table", "json", "csv", "markdown", "latex")
+FORMATS = (TABLE_FORMATS[0], "json", *TABLE_FORMATS[1:])
+"""``--format``: a table in one of :data:`tauk.table.FORMATS`, or the result's records as JSON."""
 
 
 def add_format_args(p: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
@@ -154,17 +174,8 @@ def add_format_args(p: argparse.ArgumentParser, formats: Sequence[str] = FORMATS
 
 
 def write_table(table: Any, args: argparse.Namespace) -> None:
-    """Write a :class:`tauk.table.SummaryTable` in ``args.format`` (table, csv, markdown or latex)."""
-    fmt, digits = args.format, args.digits
-    if fmt == "csv":
-        text = table.to_csv(digits=digits)
-    elif fmt == "markdown":
-        text = table.to_markdown(digits=digits)
-    elif fmt == "latex":
-        text = table.to_latex(digits=digits) + "\n"
-    else:
-        text = table.to_text(digits=digits, wide=args.wide) + "\n"
-    sys.stdout.write(text)
+    """Write a :class:`tauk.table.SummaryTable` in ``args.format`` (one of :data:`tauk.table.FORMATS`)."""
+    sys.stdout.write(table.render(args.format, digits=args.digits, wide=args.wide))
 
 
 def frame_table(title: str, frame: Any, notes: Sequence[str] = (), keys: int = 1) -> Any:

@@ -13,23 +13,22 @@ from tauk.cli._common import (
     add_infra_arg,
     add_load_args,
     add_pool_args,
+    ci_level,
     load_inputs,
     print_json,
     split_list,
     write_table,
 )
-from tauk.conventions import CI_LEVEL
+from tauk.conventions import ADJUST, ADJUSTMENTS, PAIRED_TEST, PAIRED_TESTS
 from tauk.errors import TaukError
 
 COMPARE_KEYS = ("agent_a", "agent_b", "k", "n_tasks", "difference", "ci_low", "ci_high", "p_value",
                 "p_value_adjusted", "test", "interval_method")  # fmt: skip
-TEST_LABELS = {"t": "paired t test (T − 1 df)", "signflip": "exact sign-flip test",
-               "signflip-mid": "mid-p sign-flip test"}  # fmt: skip
 
 
 def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, adjust: str,
                     ci: float, method: str, resamples: int, seed: int, infra: str,
-                    test: str = "t", pool_setups: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+                    test: str = PAIRED_TEST, pool_setups: bool = False) -> list[dict[str, Any]]:  # fmt: skip
     """The JSON records of ``tauk compare``: one per ``by`` group; the headline p-values (``test``) adjusted over
     the groups."""
     from tauk.stats import adjust_pvalues, compare
@@ -62,14 +61,15 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    ci = ci_level(args)
     res = load_inputs(args)
     labels = set(res.runs["agent"].drop_nulls())
     for lab in (args.a, args.b):
         if lab not in labels:
             raise TaukError(f"no run has agent label {lab!r}; labels present: {sorted(labels)}")
     by = split_list(args.by)
-    recs = compare_records(res, args.a, args.b, args.k, by, args.adjust, args.ci or CI_LEVEL,
-                           args.method, args.resamples, args.seed, args.infra, args.test, args.pool_setups)  # fmt: skip
+    recs = compare_records(res, args.a, args.b, args.k, by, args.adjust, ci, args.method, args.resamples, args.seed,
+                           args.infra, args.test, args.pool_setups)  # fmt: skip
     if args.format == "json":
         print_json(recs)
     else:
@@ -80,6 +80,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequence[str], args: argparse.Namespace):
     """The readable table of ``tauk compare``: the estimates, the difference with its interval and the p-values."""
+    from tauk.stats.comparisons.results import TEST_DESCRIPTIONS
     from tauk.table import Interval, SummaryTable
 
     shown = [r for r in recs if r["n_tasks"]]
@@ -88,13 +89,13 @@ def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequen
     rows = [[*(r[c] for c in by), r["n_tasks"], r["estimate_a"], r["estimate_b"],
              Interval(r["difference"], r["ci_low"], r["ci_high"]), r["p_value"], r["p_value_adjusted"]]
             for r in shown]  # fmt: skip
-    level = args.ci or CI_LEVEL
-    test = getattr(args, "test", "t")
+    level = ci_level(args)
+    test = getattr(args, "test", PAIRED_TEST)
     how = recs[0]["interval_method"] if recs else args.method
     interval = (f"its own {level:.0%} interval ({how})" if args.method == "model" else
                 f"{level:.0%} {how} interval" + ("" if args.method == "t" else f", {args.resamples} resamples"))
     notes = [f"difference = {a} − {b}, paired on the tasks both ran",
-             f"p_value: {TEST_LABELS[test]}; difference with {interval}"
+             f"p_value: {TEST_DESCRIPTIONS[test]}; difference with {interval}"
              + (f"; p_adjusted: {args.adjust} over the {sum(r['p_value'] is not None for r in shown)} group(s)"
                 if by else "")]  # fmt: skip
     empty = [r for r in recs if not r["n_tasks"]]
@@ -111,11 +112,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--b", required=True, metavar="LABEL", help="the agent compared against")
     p.add_argument("--k", type=int, default=1, help="the k of pass^k compared")
     p.add_argument("--by", default=None, help="comma-separated columns to split by, e.g. domain")
-    p.add_argument("--adjust", default="holm", choices=["holm", "bh", "none"], help="multiple-comparison control")
-    p.add_argument("--test", default="t", choices=list(TEST_LABELS),
+    p.add_argument("--adjust", default=ADJUST, choices=list(ADJUSTMENTS), help="multiple-comparison control")
+    p.add_argument("--test", default=PAIRED_TEST, choices=list(PAIRED_TESTS),
                    help="the test of p_value: paired t (calibrated at 20–50 tasks), exact or mid-p sign-flip")  # fmt: skip
     add_infra_arg(p)
     add_format_args(p)
-    add_ci_args(p, ci=CI_LEVEL)
+    add_ci_args(p, always="a comparison always reports its interval")
     p.set_defaults(func=cmd_compare)
     return p

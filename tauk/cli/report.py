@@ -7,8 +7,16 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from tauk.cli._common import add_ci_args, add_infra_arg, add_load_args, check_out_dir, load_inputs, parse_ks
-from tauk.conventions import CI_LEVEL, CI_METHOD
+from tauk.cli._common import (
+    add_ci_args,
+    add_infra_arg,
+    add_load_args,
+    check_out_dir,
+    ci_level,
+    load_inputs,
+    parse_ks,
+)
+from tauk.conventions import CI_METHOD
 from tauk.errors import TaukError
 from tauk.report import DEFAULT_RESAMPLES
 
@@ -17,12 +25,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from tauk.report import write_report
 
     check_out_dir(args.out)
+    ci = ci_level(args)
     formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
     unknown = sorted(set(formats) - {"pdf", "png", "svg"})
     if unknown:  # before any input is loaded
         raise TaukError(f"--formats: unsupported figure format(s) {unknown}; choose from pdf, png, svg")
     res = load_inputs(args)
-    paths = write_report(res, args.out, ci=args.ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
+    paths = write_report(res, args.out, ci=ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
                          method=args.method, leaderboard=args.leaderboard, formats=formats,
                          ks=parse_ks(args.k), figsize=args.figsize)  # fmt: skip
     out = Path(args.out)
@@ -47,7 +56,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_load_args(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
-    add_ci_args(p, ci=CI_LEVEL)
+    add_ci_args(p, always="the report's comparisons and noise floors need a level")
     p.add_argument("--k", default=None, help="the k of pass^k in the tables, e.g. 1,2,4 or 1-4 (default: all)")
     add_infra_arg(p)
     p.add_argument("--leaderboard", metavar="DIR", default=None, help="leaderboard submissions to plot beside")

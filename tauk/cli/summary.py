@@ -11,13 +11,13 @@ from tauk.cli._common import (
     add_infra_arg,
     add_load_args,
     add_pool_args,
+    ci_level,
     load_inputs,
     parse_ks,
     print_json,
     split_list,
     write_table,
 )
-from tauk.conventions import CI_LEVEL
 
 
 def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
@@ -40,9 +40,10 @@ def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
 def cmd_summary(args: argparse.Namespace) -> int:
     from tauk.stats import summarize
 
+    ci = ci_level(args)
     res = load_inputs(args)
     by = tuple(split_list(args.by) or ("run_id",))
-    s = summarize(res, by=by, k=parse_ks(args.k), infra=args.infra, ci=args.ci or None, method=args.method,
+    s = summarize(res, by=by, k=parse_ks(args.k), infra=args.infra, ci=ci, method=args.method,
                   resamples=args.resamples, seed=args.seed, pool_setups=args.pool_setups)  # fmt: skip
     if args.format == "json":
         print_json(summary_records(s, res))
@@ -59,6 +60,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--k", default=None, help="the k of pass^k, e.g. 1,2,4 or 1-4 (default: 1 … trials per task)")
     add_infra_arg(p)
     add_format_args(p)
-    add_ci_args(p, ci=CI_LEVEL)
+    add_ci_args(p)
     p.set_defaults(func=cmd_summary)
     return p

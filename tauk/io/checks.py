@@ -6,15 +6,13 @@ import ast
 import json
 import math
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
-
-if TYPE_CHECKING:  # pragma: no cover
-    from tauk.io.read import RunData
+from tauk.io.rundata import RunData
 
 __all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_termination_reasons",
            "check_trial_numbers", "parse_tool_calls_string"]

@@ -48,7 +48,7 @@ def _label(values: Sequence[Any], width: int = 30) -> str:
 
 
 def _result(obj: Any) -> Any:
-    from tauk.stats.consistency import ConsistencyResult
+    from tauk.stats import ConsistencyResult
 
     if not isinstance(obj, ConsistencyResult):
         raise TaukError(f"expected a ConsistencyResult (tauk.stats.consistency), got {type(obj).__name__}")
@@ -224,7 +224,7 @@ def flaky_tasks(
     >>> len(fig.axes)
     1
     """
-    from tauk.stats.consistency import ConsistencyResult, consistency
+    from tauk.stats import ConsistencyResult, consistency
 
     if isinstance(result_or_trials, ConsistencyResult):
         res = result_or_trials

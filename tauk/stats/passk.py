@@ -11,8 +11,8 @@ Uncertainty, for two different questions:
 * *fixed tasks* (re-running the same T tasks): ``se_rerun = √(Σ_t (Û_k² − Û_2k)) / T`` — Û_k² − Û_2k is unbiased
   for the per-task variance of Û_k — when every n_t ≥ 2k, and ``rerun_ci_low`` / ``rerun_ci_high``.
 
-Both intervals come by default (``method="model"``) from one beta-binomial posterior (:mod:`tauk.stats.model`,
-calibrated at 10–50 tasks where the task bootstrap is not; see :mod:`tauk.stats._intervals`); ``method="bca"``,
+Both intervals come by default (``method="model"``) from one beta-binomial posterior (:mod:`tauk.stats.intervals`,
+calibrated at 10–50 tasks where the task bootstrap is not: ``docs/calibration/intervals.md``); ``method="bca"``,
 ``"percentile"``, ``"bootstrap-t"`` give a task-bootstrap population interval and ``"t"`` a t interval with T−1
 df, each with the normal re-run interval. Trials are never resampled within tasks: that centres pass^k on (c/n)^k
 (biased upward for k > 1) and a two-stage bootstrap counts trial noise twice (docs/spec.md §4). One matrix of resampled task
@@ -32,11 +32,13 @@ from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
-from ._bootstrap import bootstrap_means, bootstrap_t_interval
-from ._core import (
+from ._old_paths import moved_names
+from .estimate import estimate_group, long_frame, metric_key, records_by_k, resolve_ks, warn_excluded
+from .intervals.group import interval_notes
+from .options import IntervalOptions, interval_options
+from .tasks import (
     SETUP_NOTE,
     as_trials,
-    check_ci,
     normalize_by,
     normalize_k,
     prepare_trials,
@@ -44,18 +46,17 @@ from ._core import (
     task_groups,
     u_hat,
 )
-from ._estimate import (
-    estimate_group,
-    interval_notes,
-    long_frame,
-    metric_key,
-    records_by_k,
-    resolve_ks,
-    unanimous_interval,
-    warn_excluded,
-)
 
-__all__ = ["PassKResult", "pass_hat_k", "pass_at_k", "per_task", "estimate_group", "as_trials", "unanimous_interval"]
+__all__ = ["PassKResult", "pass_hat_k", "pass_at_k", "per_task"]
+
+# names this module re-exported before the statistics were arranged by question (one release, with a warning)
+__getattr__ = moved_names(__name__, {
+    "estimate_group": "tauk.stats.estimate",
+    "as_trials": "tauk.stats.tasks",
+    "unanimous_interval": "tauk.stats.intervals.nonparametric",
+    "bootstrap_means": "tauk.stats.intervals.bootstrap",
+    "bootstrap_t_interval": "tauk.stats.intervals.bootstrap",
+})
 
 # the order of the parameters before they became keyword-only (kept working, with a DeprecationWarning)
 _OLD_ORDER = ("trials", "by", "infra", "k", "ci", "method", "resamples", "seed", "progress")
@@ -85,6 +86,11 @@ class PassKResult:
     n_tasks_no_kept: pl.DataFrame  # group keys + count of tasks whose every trial was dropped
     reward: str = "reward"
     split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
+
+    @property
+    def options(self) -> IntervalOptions:
+        """The interval options the result was made with."""
+        return IntervalOptions(self.ci, self.method, self.resamples, self.seed)
 
     def to_frame(self) -> pl.DataFrame:
         """The long frame: one row per (group, k)."""
@@ -122,7 +128,7 @@ class PassKResult:
              r["ci_high"], r["rerun_ci_low"], r["rerun_ci_high"]]
             for r in self.frame.iter_rows(named=True)
         ]  # fmt: skip
-        notes = interval_notes(self.frame, self.by, self.ci, self.method, self.resamples, self.seed)
+        notes = interval_notes(self.frame, self.by, self.options)
         notes.append(f"infrastructure errors: {self.infra}")
         if self.split_by_setup:
             notes.append(SETUP_NOTE)
@@ -146,21 +152,17 @@ def _run(
     by: str | Sequence[str] | None,
     infra: str,
     k: int | Iterable[int] | None,
-    ci: float | None,
-    method: str,
-    resamples: int,
-    seed: int | None,
+    options: IntervalOptions,
     progress: bool | None,
     reward: str,
     pool_setups: bool = False,
 ) -> PassKResult:
     asked = normalize_by(by)
-    check_ci(ci, method, resamples)
     ks = normalize_k(k)
     df = prepare_trials(as_trials(trials, [*asked, reward]), infra, reward)
     by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
-    keyed = [(g.key, estimate_group(g, resolve_ks(g, ks), metric, ci, method, resamples, seed, progress)) for g in groups]
+    keyed = [(g.key, estimate_group(g, resolve_ks(g, ks), metric, options, progress)) for g in groups]
     if ks is not None:
         warn_excluded(by_t, keyed, stacklevel=5)
     frame = long_frame(by_t, df.schema, keyed)
@@ -168,8 +170,8 @@ def _run(
         {**{c: [g.key[i] for g in groups] for i, c in enumerate(by_t)}, "n_tasks_no_kept": [g.n_tasks_no_kept for g in groups]},
         schema={**{c: df.schema[c] for c in by_t}, "n_tasks_no_kept": pl.Int64},
     )
-    return PassKResult(metric, by_t, infra, ci, method.lower(), resamples, seed, frame, dropped, reward,
-                       by_t != asked)  # fmt: skip
+    return PassKResult(metric, by_t, infra, options.ci, options.method, options.resamples, options.seed, frame, dropped,
+                       reward, by_t != asked)  # fmt: skip
 
 
 @keyword_options(_OLD_ORDER)
@@ -186,12 +188,13 @@ def pass_hat_k(
     reward: str = "reward",
     progress: bool | None = None,
     pool_setups: bool = False,
+    options: IntervalOptions | None = None,
 ) -> PassKResult:
     """pass^k per group: the mean over tasks of Û_k = C(c_t,k)/C(n_t,k), with se_tasks, se_rerun and intervals for
     a new draw of tasks (``ci_low``/``ci_high``) and for these tasks re-run (``rerun_ci_low``/``rerun_ci_high``).
 
     The default intervals come from a beta-binomial model of the tasks, checked against the data (see
-    :mod:`tauk.stats.model`); the columns ``interval_method``, ``rerun_interval_method``, ``model_check_p`` and
+    :mod:`tauk.stats.intervals.model`); the columns ``interval_method``, ``rerun_interval_method``, ``model_check_p`` and
     ``model_check_passed`` say what made them. The same seed gives the same numbers.
 
     Parameters
@@ -217,6 +220,9 @@ def pass_hat_k(
     resamples, seed
         Bootstrap resamples (the bootstrap methods and the model's fallback) and seed (also of the model's
         re-run draws and check); defaults :data:`~tauk.conventions.RESAMPLES`, :data:`~tauk.conventions.SEED`.
+    options
+        The four interval options as one :class:`~tauk.stats.IntervalOptions`, instead of ``ci``, ``method``,
+        ``resamples`` and ``seed`` (giving both is an error unless those are at their defaults).
     infra
         ``"drop"`` (default) removes infrastructure errors before every metric; ``"fail"`` counts them as failures.
     reward
@@ -254,7 +260,8 @@ def pass_hat_k(
     ...     agent="baseline")
     0.335
     """
-    return _run("pass^k", trials, by, infra, k, ci, method, resamples, seed, progress, reward, pool_setups)
+    opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
+    return _run("pass^k", trials, by, infra, k, opts, progress, reward, pool_setups)
 
 
 @keyword_options(_OLD_ORDER)
@@ -271,6 +278,7 @@ def pass_at_k(
     reward: str = "reward",
     progress: bool | None = None,
     pool_setups: bool = False,
+    options: IntervalOptions | None = None,
 ) -> PassKResult:
     """pass@k per group: the mean over tasks of 1 − C(n_t−c_t,k)/C(n_t,k).
 
@@ -281,7 +289,7 @@ def pass_at_k(
     ----------
     trials
         A trials frame or :class:`tauk.Results` (see :func:`as_trials`).
-    by, k, ci, method, resamples, seed, infra, reward, progress
+    by, k, ci, method, resamples, seed, infra, reward, progress, pool_setups, options
         As for :func:`pass_hat_k`.
 
     Returns
@@ -297,7 +305,8 @@ def pass_at_k(
     >>> [round(x, 4) for x in r.to_frame().filter(agent="baseline", domain="airline")["estimate"]]
     [0.3, 0.68]
     """
-    return _run("pass@k", trials, by, infra, k, ci, method, resamples, seed, progress, reward, pool_setups)
+    opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
+    return _run("pass@k", trials, by, infra, k, opts, progress, reward, pool_setups)
 
 
 @keyword_options(("trials", "by", "infra", "k"))
@@ -367,7 +376,3 @@ def per_task(
     if not parts:
         return pl.DataFrame(schema=schema)
     return pl.concat(parts)
-
-
-# re-exported for the benchmark and tests that need the raw machinery
-__all__ += ["bootstrap_means", "bootstrap_t_interval"]

@@ -1,4 +1,11 @@
-"""Upstream metrics per group (τ²-bench ``compute_metrics`` / τ-bench ``display_metrics``), plus uncertainty."""
+"""Upstream metrics per group (τ²-bench ``compute_metrics`` / τ-bench ``display_metrics``), plus uncertainty, and
+the leaderboard's one figure per agent (:func:`overall`).
+
+Trials of different setups are never pooled into one pass^k (:func:`~tauk.stats.tasks.resolve_by`); when one number
+per agent is wanted anyway — a leaderboard's "overall" — it is the mean of the per-setup estimates, each setup
+counting once whatever its number of tasks, and it says so. No interval is given for it: the per-setup intervals
+are the calibrated ones.
+"""
 
 from __future__ import annotations
 
@@ -10,30 +17,24 @@ import polars as pl
 
 from tauk._compat import keyword_options
 from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
+from tauk.errors import TaukError
 from tauk.table import Interval, SummaryTable
 
-from ._core import (
+from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, resolve_ks, warn_excluded
+from .intervals.group import interval_notes
+from .options import IntervalOptions, interval_options
+from .tasks import (
     SETUP_NOTE,
     as_trials,
-    check_ci,
+    is_task_counts,
     normalize_by,
     normalize_k,
     prepare_trials,
     resolve_by,
     task_groups,
 )
-from ._estimate import (
-    ESTIMATE_FIELDS,
-    LONG_SCHEMA,
-    estimate_group,
-    interval_notes,
-    long_frame,
-    resolve_ks,
-    warn_excluded,
-)
-from .counts import is_task_counts
 
-__all__ = ["Summary", "summarize"]
+__all__ = ["Summary", "summarize", "Overall", "overall"]
 
 GROUP_SCHEMA = {
     "agent": pl.String,
@@ -74,6 +75,11 @@ class Summary:
     pass_hat_k: pl.DataFrame
     reward: str = "reward"
     split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
+
+    @property
+    def options(self) -> IntervalOptions:
+        """The interval options the summary was made with."""
+        return IntervalOptions(self.ci, self.method, self.resamples, self.seed)
 
     def to_frame(self) -> pl.DataFrame:
         """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …}."""
@@ -128,7 +134,7 @@ class Summary:
             rows.append(cells)
         notes = [
             f"infrastructure errors: {'dropped before every metric' if self.infra == 'drop' else 'counted as failed trials'}",
-            *interval_notes(self.pass_hat_k, self.by, self.ci, self.method, self.resamples, self.seed),
+            *interval_notes(self.pass_hat_k, self.by, self.options),
         ]
         nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
         if nk:
@@ -176,6 +182,7 @@ def summarize(
     reward: str = "reward",
     progress: bool | None = None,
     pool_setups: bool = False,
+    options: IntervalOptions | None = None,
 ) -> Summary:
     """The upstream metrics per group (docs/spec.md §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
     default; see :func:`pass_hat_k`).
@@ -194,7 +201,7 @@ def summarize(
     ci
         Confidence level (default :data:`tauk.conventions.CI_LEVEL`); ``None`` for no interval (then only the
         standard errors; much faster).
-    method, resamples, seed, infra, reward, progress
+    method, resamples, seed, infra, reward, progress, pool_setups, options
         As for :func:`pass_hat_k`; ``avg_reward`` is the mean of the ``reward`` column too.
 
     Returns
@@ -213,7 +220,7 @@ def summarize(
     0.08
     """
     asked = normalize_by(by)
-    check_ci(ci, method, resamples)
+    opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     ks = normalize_k(k)
     raw = as_trials(trials, [*asked, reward])
     df = prepare_trials(raw, infra, reward)
@@ -245,7 +252,7 @@ def summarize(
     gschema = {c: t for c, t in GROUP_SCHEMA.items() if c not in by_t}
     grows.update({c: [] for c in gschema})
     for g in groups:
-        rows = estimate_group(g, resolve_ks(g, ks), "pass^k", ci, method, resamples, seed, progress)
+        rows = estimate_group(g, resolve_ks(g, ks), "pass^k", opts, progress)
         keyed.append((g.key, rows))
         m = meta_rows[g.key]
         for i, c in enumerate(by_t):
@@ -264,8 +271,8 @@ def summarize(
     runs = getattr(trials, "runs", None)
     if by_t == ("run_id",) and isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         gframe = _add_empty_runs(gframe, runs)
-    return Summary(by_t, infra, ci, method.lower(), resamples, seed, gframe, long_frame(by_t, df.schema, keyed), reward,
-                   by_t != asked)  # fmt: skip
+    return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe,
+                   long_frame(by_t, df.schema, keyed), reward, by_t != asked)  # fmt: skip
 
 
 def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
@@ -290,3 +297,83 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     order = {r: i for i, r in enumerate(runs["run_id"].to_list())}
     out = pl.concat([gframe, extra])
     return out.with_columns(pl.col("run_id").replace_strict(order, default=len(order)).alias("_o")).sort("_o").drop("_o")
+
+
+# ---- the leaderboard's convention: one figure per agent ----------------------------------------------------
+@dataclass(frozen=True)
+class Overall:
+    """One row per (group, k): ``estimate`` (the mean of the per-setup estimates), ``n_setups`` (how many entered),
+    ``n_tasks`` (their tasks, summed) and ``setups`` (which)."""
+
+    by: tuple[str, ...]
+    over: str
+    metric: str
+    frame: pl.DataFrame
+
+    def to_frame(self) -> pl.DataFrame:
+        """The rows (a Polars frame)."""
+        return self.frame
+
+    def records(self) -> list[dict[str, Any]]:
+        """JSON-ready rows."""
+        return self.frame.to_dicts()
+
+    def summary(self) -> SummaryTable:
+        """The table: one row per group, one column per k."""
+        ks = sorted(set(self.frame["k"].to_list())) if self.frame.height else []
+        groups: dict[tuple, dict[str, Any]] = {}
+        for r in self.frame.sort("k").iter_rows(named=True):
+            g = groups.setdefault(tuple(r[c] for c in self.by), {"n_setups": r["n_setups"], "n_tasks": r["n_tasks"]})
+            g[r["k"]] = r["estimate"]
+        rows = [[*key, g["n_setups"], g["n_tasks"], *(g.get(k) for k in ks)] for key, g in groups.items()]
+        cols = [*self.by, f"{self.over}s", "tasks", *(f"{self.metric.replace('k', str(k))}" for k in ks)]
+        fields = [*self.by, "n_setups", "n_tasks", *(f"{'pass_hat' if self.metric == 'pass^k' else 'pass_at'}_{k}"
+                                                      for k in ks)]  # fmt: skip
+        notes = [f"the leaderboard's convention: the unweighted mean of the per-{self.over} figures (each "
+                 f"{self.over} counts once, whatever its number of tasks); no interval — the per-{self.over} "
+                 "intervals are the calibrated ones"]  # fmt: skip
+        return SummaryTable.build(f"{self.metric} overall (mean over {self.over}s)", cols, rows, notes,
+                                  fields=fields, keys=max(len(self.by), 1))  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    def __str__(self) -> str:
+        return str(self.summary())
+
+
+def overall(result: Any, *, over: str = "setup") -> Overall:
+    """One figure per group by the leaderboard's convention: the mean of the per-``over`` estimates of a
+    :class:`~tauk.stats.Summary` or :class:`~tauk.stats.PassKResult` grouped by (at least) ``over``.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> s = tauk.stats.summarize(tauk.load("data"), by="agent", ci=None)
+    >>> s.by
+    ('agent', 'setup')
+    >>> o = tauk.stats.overall(s)
+    >>> [(a, n, round(e, 4)) for a, n, e in o.to_frame().filter(k=1).select("agent", "n_setups", "estimate").rows()]
+    [('atlas-large', 2, 0.765), ('atlas-small', 2, 0.51), ('baseline', 2, 0.335)]
+    """
+    by = tuple(getattr(result, "by", ()))
+    long = getattr(result, "pass_hat_k", None)
+    metric = "pass^k"
+    if not isinstance(long, pl.DataFrame):
+        long = getattr(result, "frame", None)
+        metric = getattr(result, "metric", "pass^k")
+    if not isinstance(long, pl.DataFrame) or over not in by:
+        raise TaukError(f"overall() takes a Summary or PassKResult grouped by {over!r} (its by is {by})")
+    keys = [c for c in by if c != over]
+    frame = (
+        long.filter(pl.col("estimate").is_not_null())
+        .group_by([*keys, "k"], maintain_order=True)
+        .agg(
+            pl.col(over).n_unique().alias("n_setups"),
+            pl.col("n_tasks").sum().alias("n_tasks"),
+            pl.col("estimate").mean().alias("estimate"),
+            pl.col(over).unique(maintain_order=True).alias(f"{over}s"),
+        )
+        .sort([*keys, "k"], nulls_last=True)
+    )
+    return Overall(tuple(keys), over, metric, frame)

@@ -18,6 +18,7 @@ import polars as pl
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io.files import file_kind, fingerprint, read_bytes, record_shortfall
 from tauk.io.load import Inputs, find_sources
+from tauk.results import load
 
 from ._layout import (
     ENTRIES,
@@ -314,14 +315,12 @@ def ingest(
     >>> len(report.ingested), len(tauk.ingest("data", store, progress=False).unchanged)
     (6, 6)
     """
-    import tauk
-
     root = Path(store)
     _prepare(root)
     report = IngestReport()
     try:
         with lock(root, wait=wait, report=report):
-            _ingest_locked(tauk, root, sources, strict, progress, simulations_per_part, report)
+            _ingest_locked(root, sources, strict, progress, simulations_per_part, report)
     except OSError as exc:  # a folder made read-only meanwhile, a full disk …
         what = f" {exc.filename}" if exc.filename else ""
         raise StoreError(f"{root}: cannot write{what} ({exc.strerror or exc})") from None
@@ -331,7 +330,7 @@ def ingest(
     return report
 
 
-def _ingest_locked(tauk: Any, root: Path, sources: Inputs, strict: bool, progress: bool | None, per_part: int,
+def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | None, per_part: int,
                    report: IngestReport) -> None:  # fmt: skip
     version, entries = read_entries(root)
     if version != FORMAT:  # a layout-1 store: its entries as files, then the header that makes them count
@@ -386,7 +385,7 @@ def _ingest_locked(tauk: Any, root: Path, sources: Inputs, strict: bool, progres
         token = new_token()
         written: list[Path] = []
         try:
-            entry, sim_keys = _ingest_one(tauk, root, path, src, rid, label, now, strict, report, keys, per_part,
+            entry, sim_keys = _ingest_one(root, path, src, rid, label, now, strict, report, keys, per_part,
                                           token, written)  # fmt: skip
             write_entry(root, entry)  # the commit point of this run
         except BaseException:
@@ -411,12 +410,12 @@ def _ingest_locked(tauk: Any, root: Path, sources: Inputs, strict: bool, progres
     marker.unlink()  # finished: nothing left behind to sweep
 
 
-def _ingest_one(tauk: Any, root: Path, path: Path, src: str, rid: str, label: str | None, now: dict[str, Any],
+def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, now: dict[str, Any],
                 strict: bool, report: IngestReport, existing: _KeyIndex, per_part: int, token: str,
                 written: list[Path]) -> tuple[dict[str, Any], pl.Series]:  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
-        res = tauk.load({label: path} if label is not None else path, strict=strict, progress=False)
+        res = load({label: path} if label is not None else path, strict=strict, progress=False)
     for w in caught:
         warnings.warn(str(w.message), w.category, stacklevel=5)
     report.issues += res.report.issues

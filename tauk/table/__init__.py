@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from ._format import Interval, fmt, latex_escape, markdown_escape, terminal_safe
 from ._format import _latex_escape as _latex_escape  # the old private name
-from ._summary import LATEX_PACKAGES, SummaryTable
+from ._summary import FORMATS, LATEX_PACKAGES, SummaryTable
 
 __all__ = [
     "Interval",
@@ -48,4 +48,5 @@ __all__ = [
     "markdown_escape",
     "terminal_safe",
     "LATEX_PACKAGES",
+    "FORMATS",
 ]

@@ -24,7 +24,11 @@ from ._format import (
     terminal_safe,
 )
 
-__all__ = ["SummaryTable", "LATEX_PACKAGES"]
+__all__ = ["SummaryTable", "LATEX_PACKAGES", "FORMATS"]
+
+FORMATS: tuple[str, ...] = ("table", "csv", "markdown", "latex")
+"""The text formats of :meth:`SummaryTable.render` (``table``: text for a terminal); the command line's ``--format``
+offers these and ``json`` (a result's records)."""
 
 LATEX_PACKAGES = ("booktabs", "array", "graphicx")
 """The LaTeX packages :meth:`SummaryTable.to_latex` needs (all in a stock TeX Live: ``\\usepackage{booktabs,array,graphicx}``)."""
@@ -97,6 +101,23 @@ class SummaryTable:
             return [i < len(self.align) and self.align[i] == "l" for i in range(len(self.columns))]
         return [all(isinstance(r[i], str) or r[i] is None for r in self.rows) and
                 any(isinstance(r[i], str) for r in self.rows) for i in range(len(self.columns))]  # fmt: skip
+
+    def render(self, format: str = "table", *, digits: int | None = None, wide: bool = False) -> str:
+        """The table in one of :data:`FORMATS`, as the command line prints it (ending in a newline).
+
+        >>> print(SummaryTable.build("t", ["x"], [[0.5]]).render("csv", digits=2), end="")
+        x
+        0.5
+        """
+        if format == "csv":
+            return self.to_csv(digits=digits)
+        if format == "markdown":
+            return self.to_markdown(digits=digits)
+        if format == "latex":
+            return self.to_latex(digits=digits) + "\n"
+        if format == "table":
+            return self.to_text(digits=digits, wide=wide) + "\n"
+        raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
 
     # -- text ---------------------------------------------------------------------------------------------------
     def to_text(self, *, width: int = 100, digits: int | None = None, wide: bool = False,

@@ -7,7 +7,7 @@ from typing import Any
 import ipywidgets as w
 
 from tauk import plot, stats
-from tauk.conventions import CI_METHOD
+from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import TaukError
 
 from ._common import WidgetBase, check_choice, error_html, show_figure, show_text, trials_of
@@ -29,7 +29,8 @@ class ComparisonWidget(WidgetBase):
     """
 
     def __init__(self, results: Any, *, a: str | None = None, b: str | None = None, k: int = 1, by_domain: bool = True,
-                 ci: float = 0.95, method: str = CI_METHOD, resamples: int = 2000, seed: int | None = 0):  # fmt: skip
+                 ci: float = CI_LEVEL, method: str = CI_METHOD, resamples: int = RESAMPLES,
+                 seed: int | None = SEED):  # fmt: skip
         self.results = results
         trials = trials_of(results, "widgets.comparison", ("agent", "task_id"))
         self._trials = trials
@@ -49,7 +50,7 @@ class ComparisonWidget(WidgetBase):
         self.a = w.Dropdown(options=agents, value=a, description="agent A")
         self.b = w.Dropdown(options=agents, value=b, description="agent B")
         self.k = w.IntSlider(value=min(k, kmax), min=1, max=kmax, description="k", continuous_update=False)
-        self.infra = w.Dropdown(options=INFRA_CHOICES, value="drop", description="infra", layout=w.Layout(width="340px"))
+        self.infra = w.Dropdown(options=INFRA_CHOICES, value=INFRA, description="infra", layout=w.Layout(width="340px"))
         self.by_domain = w.Checkbox(value=by_domain, description="split by domain")
         self.table = w.HTML()
         self.status = w.HTML()
@@ -109,6 +110,6 @@ def comparison(results: Any, **kwargs: Any) -> ComparisonWidget:
     """Compare two agents of ``results`` (a :class:`tauk.Results` or trials frame) on their shared tasks.
 
     Options: ``a``, ``b`` (initial agents), ``k`` (default 1), ``by_domain`` (default True), ``ci``, ``method``,
-    ``resamples`` (default 2000), ``seed``. An agent not in the results, or fewer than two agents, raise
-    :class:`tauk.TaukError` naming the agents present."""
+    ``resamples``, ``seed`` (defaults from :mod:`tauk.conventions`). An agent not in the results, or fewer than two
+    agents, raise :class:`tauk.TaukError` naming the agents present."""
     return ComparisonWidget(results, **kwargs)

@@ -16,14 +16,15 @@ import ipywidgets as w
 import polars as pl
 
 from tauk import plot, scoring, stats
-from tauk.conventions import CI_METHOD
+from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, INFRA_RULES, RESAMPLES, SEED
 
 from ._common import WidgetBase, check_choice, error_html, esc, show_figure, show_text, trials_of
 
 __all__ = ["Explorer", "explorer", "summary_html", "NO_DOMAIN", "BASIS_CHOICES", "FIGURES"]
 
 NO_DOMAIN = "(no domain)"
-INFRA_CHOICES = [("drop infra errors (τ²-bench ≥ 1.0)", "drop"), ("count infra errors as failures", "fail")]
+_INFRA_LABELS = {"drop": "drop infra errors (τ²-bench ≥ 1.0)", "fail": "count infra errors as failures"}
+INFRA_CHOICES = [(_INFRA_LABELS[rule], rule) for rule in INFRA_RULES]
 RECORDED = "recorded"
 
 BASIS_CHOICES: tuple[tuple[str, str], ...] = (
@@ -71,10 +72,10 @@ class Explorer(WidgetBase):
         results: Any,
         *,
         by: Sequence[str] = ("agent", "domain"),
-        ci: float = 0.95,
+        ci: float | None = CI_LEVEL,
         method: str = CI_METHOD,
-        resamples: int = 2000,
-        seed: int | None = 0,
+        resamples: int = RESAMPLES,
+        seed: int | None = SEED,
         figure: str = "domain_estimates",
     ):
         self.results = results
@@ -101,7 +102,7 @@ class Explorer(WidgetBase):
         self.domains = w.SelectMultiple(options=domains, value=tuple(domains), rows=min(6, max(3, len(domains))),
                                         description="domains", layout=pick, style=style)
         self.k = w.IntSlider(value=1, min=1, max=1, description="k", continuous_update=False, layout=wide, style=style)
-        self.infra = w.Dropdown(options=INFRA_CHOICES, value="drop", description="infra", layout=wide, style=style)
+        self.infra = w.Dropdown(options=INFRA_CHOICES, value=INFRA, description="infra", layout=wide, style=style)
         self.evaluation = w.Dropdown(options=[("recorded reward", RECORDED), *[(e, e) for e in scoring.EVALUATION_TYPES]],
                                      value=RECORDED, description="evaluation", layout=wide, style=style)
         self.reward_basis = w.Dropdown(options=list(BASIS_CHOICES), value="", description="basis", disabled=True,
@@ -237,8 +238,8 @@ class Explorer(WidgetBase):
 def explorer(results: Any, **kwargs: Any) -> Explorer:
     """An interactive pass^k explorer of ``results`` (a :class:`tauk.Results` or a trials frame).
 
-    Keyword options: ``by`` (default ``("agent", "domain")``), ``ci``, ``method``, ``resamples`` (default 2000),
-    ``seed``, ``figure`` (one of :data:`FIGURES`' names). Input it cannot use (another object, a missing column, an
+    Keyword options: ``by`` (default ``("agent", "domain")``), ``ci``, ``method``, ``resamples``,
+    ``seed`` (defaults from :mod:`tauk.conventions`), ``figure`` (one of :data:`FIGURES`' names). Input it cannot use (another object, a missing column, an
     unknown figure) raises :class:`tauk.TaukError` saying what is available.
     """
     return Explorer(results, **kwargs)

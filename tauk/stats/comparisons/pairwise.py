@@ -1,0 +1,388 @@
+"""Paired comparisons of agents on shared tasks, many-comparison adjustment and rank intervals (docs/spec.md §4).
+
+A comparison is paired by task: a task is (domain, task_id), so a label (agent) spanning several runs or domains
+keeps its tasks apart, and the two agents are compared only on tasks both ran (the others are counted and reported).
+Per task, d_t = Û_k^A − Û_k^B. Reported:
+
+* the headline: the mean difference with the **paired t test** (``test="t"``, T − 1 df) — its two-sided
+  ``p_value`` and its own interval ``ci_low`` / ``ci_high`` (d̄ ± t·s/√T), so the interval excludes 0 exactly when
+  p < α. It is calibrated at benchmark sizes (type-I 4–6 % in 28 of 30 measured cells, T = 20–50, n = 1–4;
+  :mod:`tauk.stats.comparisons.paired_tests`, ``docs/calibration/comparisons.md``). ``test="signflip"`` /
+  ``"signflip-mid"`` report the exact (mid-p) sign-flip test and
+  its inverted interval instead;
+* with ``method="bca"`` (or ``"percentile"``, ``"bootstrap-t"``, ``"t"``) ``ci_low`` / ``ci_high`` are the paired
+  task-bootstrap interval instead (the *same* resampled tasks for both agents) — the p-value stays the test's;
+  ``method="model"`` (the default, :data:`tauk.conventions.CI_METHOD`) means the test's own interval;
+* cross-checks: the exact sign-flip p (``p_signflip``: exact enumeration when at most 20 tasks have d_t ≠ 0, seeded
+  Monte Carlo otherwise; conservative here: 0.1–3.8 % under the null), the Wilcoxon signed-rank p and an exact
+  McNemar test (binomial test on the discordant tasks) when each agent has one trial per task and k = 1.
+  ``p_perm`` / ``perm_method`` are deprecated aliases of ``p_signflip`` / ``signflip_method`` (one release).
+
+:func:`compare_all` adjusts the headline p-values (Holm or Benjamini–Hochberg) and gives each agent a rank interval
+by inverting the same paired tests (:mod:`tauk.stats.comparisons.ranks`): per agent (Holm over its K − 1 comparisons)
+and simultaneous (Holm over all pairs). Trials are never resampled within tasks.
+
+The pairing lives in :mod:`tauk.stats.comparisons.pairing` (shared with the power analysis), the result objects in
+:mod:`tauk.stats.comparisons.results`, the p-value tools in :mod:`tauk.stats.comparisons.pvalues`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from tauk._compat import keyword_options
+from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
+
+from ..intervals.bootstrap import column_stats, interval
+from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
+from ..tasks import GroupTasks, normalize_by, u_hat
+from .paired_tests import paired_test
+from .pairing import groups_by_label, pair_tasks, task_index
+from .pvalues import adjust_pvalues, sign_flip_pvalue
+from .ranks import rank_intervals
+from .results import NUM_FIELDS, RANK_FIELDS, Comparison, MultipleComparison, interval_label, rows_frame
+
+__all__ = ["compare", "compare_all", "compare_pair", "Paired"]
+
+
+# ---------------------------------------------------------------------------------------------- public API
+@keyword_options(
+    ("trials", "a", "b", "k", "by", "label", "infra", "ci", "method", "resamples", "seed", "permutations", "progress")
+)
+def compare(
+    trials: Any,
+    a: str,
+    b: str,
+    *,
+    k: int = 1,
+    by: str | Sequence[str] | None = None,
+    label: str = "agent",
+    ci: float | None = CI_LEVEL,
+    method: str = CI_METHOD,
+    resamples: int = RESAMPLES,
+    seed: int | None = SEED,
+    permutations: int = RESAMPLES,
+    infra: str = INFRA,
+    reward: str = "reward",
+    progress: bool | None = None,
+    test: str = PAIRED_TEST,
+    pool_setups: bool = False,
+    options: IntervalOptions | None = None,
+) -> Comparison:
+    """Paired comparison of label value ``a`` against ``b`` on the tasks both ran (see the module docs).
+
+    Parameters
+    ----------
+    trials
+        A trials frame or :class:`tauk.Results` (see :func:`as_trials`).
+    a, b
+        The two values of the ``label`` column to compare (difference = a − b).
+    k
+        Compare pass^k at this k (default 1); tasks with n_t < k for either agent are left out and counted.
+    by
+        Column(s) splitting the comparison (e.g. ``"domain"``); default one comparison. Tasks are always keyed by
+        (domain, task_id).
+    label
+        The column naming the agents (default ``"agent"``).
+    ci
+        Level of the intervals (default :data:`tauk.conventions.CI_LEVEL`); the test's α is 1 − ci. A comparison
+        always reports its intervals: ``None`` means the default level.
+    method
+        The interval ``ci_low`` / ``ci_high``: ``"model"`` (the default, :data:`tauk.conventions.CI_METHOD`) is the
+        test's own interval (paired t: d̄ ± t_{T−1}·s/√T); ``"bca"``, ``"percentile"``, ``"bootstrap-t"`` give the
+        paired task-bootstrap interval (``resamples``, ``seed``), ``"t"`` the t interval. The p-value is always the
+        test's.
+    resamples, seed
+        Bootstrap resamples and seed (bootstrap intervals; ``seed`` also seeds Monte-Carlo sign flips).
+    permutations
+        Random sign flips of the sign-flip p-value (``p_signflip``) when more than 20 tasks differ (default
+        :data:`tauk.conventions.RESAMPLES`).
+    infra, reward, progress
+        As for :func:`pass_hat_k`.
+    test
+        The headline test of ``p_value`` (one of :data:`tauk.conventions.PAIRED_TESTS`): ``"t"`` (default, the
+        paired t test with T − 1 df; calibrated at 20–50 tasks), ``"signflip"`` (exact sign-flip, = exact McNemar
+        with one trial per task; conservative) or ``"signflip-mid"`` (its mid-p version); see
+        :func:`tauk.stats.comparisons.paired_tests.paired_test`.
+    pool_setups
+        Pool an agent's trials of different setups; by default the comparison is made within each setup (``setup``
+        joins ``by`` when the agents' trials span several): trials of another setup are not repeated trials.
+    options
+        ``ci``, ``method``, ``resamples`` and ``seed`` as one :class:`~tauk.stats.IntervalOptions` (as for
+        :func:`~tauk.stats.pass_hat_k`).
+
+    Returns
+    -------
+    Comparison
+        ``to_frame()`` (one row per group), ``tasks`` (the per-task table), ``records()``, ``summary()``, and
+        ``diff`` / ``p_value`` when there is a single group.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data")
+    >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
+    >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
+    (0.43, 50, 'paired t', '4.5e-13')
+    >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
+    (0.3415, 0.5185, 'monte-carlo')
+    """
+    asked = normalize_by(by)
+    opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
+    test = check_test(test)
+    df, table, by_t = groups_by_label(trials, asked, label, infra, labels=[a, b], reward=reward,
+                                      pool_setups=pool_setups)  # fmt: skip
+    keyed, task_parts = [], []
+    for key in sorted(table, key=_sort_key):
+        gs = table[key]
+        res = compare_pair(gs.get(a), gs.get(b), a, b, int(k), opts, permutations=permutations, test=test,
+                           progress=progress)  # fmt: skip
+        keyed.append((key, res.row))
+        tp = res.tasks
+        for i, c in enumerate(by_t):
+            if c not in tp.columns:
+                tp = tp.with_columns(pl.lit(key[i], dtype=df.schema[c]).alias(c))
+        task_parts.append(tp.select([*by_t, *(c for c in res.tasks.columns if c not in by_t)]))
+    frame = rows_frame(by_t, df.schema, keyed)
+    tasks = pl.concat(task_parts) if task_parts else pl.DataFrame()
+    return Comparison(str(a), str(b), int(k), label, by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed,
+                      frame, tasks, permutations, reward, test, by_t != asked)  # fmt: skip
+
+
+def _sort_key(key: tuple) -> tuple:
+    return tuple((v is None, str(v)) for v in key)
+
+
+@keyword_options(
+    ("trials", "agents", "k", "by", "label", "adjust", "infra", "ci", "method", "resamples", "seed", "permutations",
+     "progress")  # fmt: skip
+)
+def compare_all(
+    trials: Any,
+    *,
+    agents: Sequence[str] | None = None,
+    k: int = 1,
+    by: str | Sequence[str] | None = None,
+    label: str = "agent",
+    adjust: str = ADJUST,
+    ci: float | None = CI_LEVEL,
+    method: str = CI_METHOD,
+    resamples: int = RESAMPLES,
+    seed: int | None = SEED,
+    permutations: int = RESAMPLES,
+    infra: str = INFRA,
+    reward: str = "reward",
+    progress: bool | None = None,
+    test: str = PAIRED_TEST,
+    pool_setups: bool = False,
+    options: IntervalOptions | None = None,
+) -> MultipleComparison:
+    """Every pair of label values (per ``by`` group) with adjusted p-values, and an interval for each agent's rank.
+
+    The headline p-values (``test``) are adjusted over the whole family (every pair in every group). The rank
+    intervals invert the same paired tests on the tasks common to all agents of the group
+    (:func:`tauk.stats.comparisons.ranks.rank_intervals`): ``rank_low`` / ``rank_high`` cover each agent's rank with
+    probability ≥ ``ci`` (Holm over its K − 1 comparisons), ``rank_low_simultaneous`` /
+    ``rank_high_simultaneous`` every agent's at once (Holm over all pairs); how often they cover:
+    ``docs/calibration/comparisons.md``.
+
+    Parameters
+    ----------
+    trials
+        A trials frame or :class:`tauk.Results` (see :func:`as_trials`).
+    agents
+        The label values to compare, in this order (default: every value, sorted).
+    k, by, label
+        As for :func:`compare`.
+    adjust
+        ``"holm"`` (default), ``"bh"`` (Benjamini–Hochberg) or ``"none"``; see :func:`adjust_pvalues`.
+    ci, method, resamples, seed, permutations, infra, reward, progress, test, pool_setups, options
+        As for :func:`compare` (``ci`` is also the level of the rank intervals).
+
+    Returns
+    -------
+    MultipleComparison
+        ``pairs`` (= ``to_frame()``), ``ranks``, ``records()``, ``summary()``.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> res = tauk.load("data")
+    >>> mc = tauk.stats.compare_all(res, by="domain", resamples=999, permutations=999)
+    >>> mc.pairs.filter(domain="airline").select("a", "b").rows()
+    [('atlas-large', 'atlas-small'), ('atlas-large', 'baseline'), ('atlas-small', 'baseline')]
+    >>> mc.ranks.filter(domain="retail").select("rank", "rank_low", "rank_high", "rank_low_simultaneous").rows()
+    [(1.0, 1.0, 1.0, 1.0), (2.0, 2.0, 3.0, 2.0), (3.0, 2.0, 3.0, 2.0)]
+    """
+    asked = normalize_by(by)
+    opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
+    test = check_test(test)
+    check_adjust(adjust)  # early
+    labels = list(agents) if agents is not None else None
+    df, table, by_t = groups_by_label(trials, asked, label, infra, labels=labels, reward=reward,
+                                      pool_setups=pool_setups)  # fmt: skip
+    keyed, rank_rows = [], []
+    for key in sorted(table, key=_sort_key):
+        gs = table[key]
+        names = list(agents) if agents is not None else sorted(gs, key=lambda x: (x is None, str(x)))
+        for a, b in itertools.combinations(names, 2):
+            res = compare_pair(gs.get(a), gs.get(b), a, b, int(k), opts, permutations=permutations, test=test,
+                               progress=progress)  # fmt: skip
+            keyed.append((key, res.row))
+        rank_rows += [(key, r) for r in _rank_intervals(gs, names, int(k), opts.level, test)]
+    pairs = rows_frame(by_t, df.schema, keyed)
+    p_adj = adjust_pvalues(pairs["p_value"].to_numpy(), adjust=adjust)
+    pairs = pairs.with_columns(pl.Series("p_adjusted", p_adj, dtype=pl.Float64))
+    pairs = pairs.with_columns(pl.col("p_adjusted").fill_nan(None))
+    rsch = {c: df.schema[c] for c in by_t}
+    rsch.update({label: df.schema[label], "n_tasks": pl.Int64, "estimate": pl.Float64,
+                 **dict.fromkeys(RANK_FIELDS, pl.Float64)})
+    rdata: dict[str, list] = {c: [] for c in rsch}
+    for key, r in rank_rows:
+        for i, c in enumerate(by_t):
+            rdata[c].append(key[i])
+        for c in rsch:
+            if c not in by_t:
+                rdata[c].append(r[c if c != label else "label"])
+    ranks = pl.DataFrame(rdata, schema=rsch)
+    return MultipleComparison(int(k), label, by_t, adjust.lower(), infra, opts.ci, opts.method, opts.resamples,
+                              opts.seed, pairs, ranks, permutations, reward, test, by_t != asked)  # fmt: skip
+
+
+def _rank_intervals(gs: dict[Any, GroupTasks], names, k, ci, test) -> list[dict]:
+    """Per-agent and simultaneous rank intervals of the agents present, on the tasks all of them ran (n_t ≥ k)."""
+    present = [n for n in names if n in gs]
+    idx = {n: task_index(gs[n]) for n in present}
+    common = None
+    for n in present:
+        ok = {t for t, i in idx[n].items() if gs[n].n[i] >= k}
+        common = ok if common is None else common & ok
+    common = sorted(common or set(), key=lambda t: (t[0] is None, t[0] or "", t[1]))
+    if not present:
+        return []
+    T = len(common)
+    empty = {"n_tasks": 0, "estimate": None, **dict.fromkeys(RANK_FIELDS)}
+    if T == 0:
+        return [{"label": n, **empty} for n in names]
+    U = np.empty((T, len(present)))
+    for j, n in enumerate(present):
+        sel = np.array([idx[n][t] for t in common], dtype=np.int64)
+        U[:, j] = u_hat(gs[n].n[sel], gs[n].c[sel], k)
+    per = rank_intervals(U, ci=ci, simultaneous=False, test=test)
+    sim = rank_intervals(U, ci=ci, simultaneous=True, test=test)
+    out = [{"label": n, "n_tasks": T, "estimate": float(U[:, j].mean()), "rank": float(per.rank[j]),
+            "rank_low": float(per.lo[j]), "rank_high": float(per.hi[j]), "rank_low_simultaneous": float(sim.lo[j]),
+            "rank_high_simultaneous": float(sim.hi[j])} for j, n in enumerate(present)]  # fmt: skip
+    return out + [{"label": n, **empty} for n in names if n not in gs]
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One paired comparison: its row of the comparison frame and its per-task table."""
+
+    row: dict[str, Any]
+    tasks: pl.DataFrame
+
+
+def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k: int, options: IntervalOptions, *,
+                 permutations: int = RESAMPLES, test: str = PAIRED_TEST, progress: bool | None = None) -> Paired:
+    """Compare label values ``a`` and ``b`` (their groups ``ga``, ``gb``) on shared tasks at one k: one row of the
+    comparison frame (:data:`~tauk.stats.comparisons.results.ROW_SCHEMA`) and the per-task table.
+
+    The headline ``p_value`` (and, with ``options.method == "model"``, ``ci_low`` / ``ci_high``) come from the
+    paired test ``test`` (:func:`tauk.stats.comparisons.paired_tests.paired_test`); another ``options.method`` gives the
+    paired task-bootstrap interval. ``options.ci`` None means the default level.
+    """
+    method = options.method
+    pair = pair_tasks(ga, gb, k)
+    tasks, only_a, only_b, excluded = pair.tasks, pair.only_a, pair.only_b, pair.excluded
+    na, ca, nta, nb, cb, ntb = pair.n_a, pair.c_a, pair.n_trials_a, pair.n_b, pair.c_b, pair.n_trials_b
+    ua = u_hat(na, ca, k)
+    ub = u_hat(nb, cb, k)
+    d = ua - ub
+    T = d.size
+    row: dict[str, Any] = {
+        "a": a,
+        "b": b,
+        "k": k,
+        "n_tasks": T,
+        "n_tasks_only_a": only_a,
+        "n_tasks_only_b": only_b,
+        "n_tasks_excluded": excluded,
+        "test": test,
+        "interval_method": interval_label(method, test),
+    }
+    level = options.level
+    if T == 0:
+        row.update(dict.fromkeys(NUM_FIELDS))
+        row["signflip_method"] = row["perm_method"] = None
+    else:
+        mean, se, _ = column_stats(d)
+        se0 = float(se[0]) if T > 1 else float("nan")
+        tt = paired_test(d, ci=level, test="t")
+        head = tt if test == "t" else paired_test(d, ci=level, test=test, permutations=permutations, seed=options.seed)
+        if method == "model":
+            lo, hi = head.lo, head.hi
+        elif T > 1:
+            # the paired bootstrap: resampling tasks resamples (Û_A, Û_B) together, i.e. d_t
+            bl, bh = interval(d, options.replace(ci=level), progress)
+            lo, hi = bl[0], bh[0]
+        else:
+            lo = hi = float("nan")
+        p_sf, sf_method = sign_flip_pvalue(d, permutations=permutations, seed=options.seed)
+        nz = d[d != 0]
+        if nz.size == 0:
+            p_w = 1.0
+        else:
+            p_w = float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
+        one_trial = bool(k == 1 and np.all(nta == 1) and np.all(ntb == 1) and np.all(na == 1) and np.all(nb == 1))
+        if one_trial:
+            n10 = int(np.sum((ca == 1) & (cb == 0)))
+            n01 = int(np.sum((ca == 0) & (cb == 1)))
+            p_mc = float(stats.binomtest(n10, n10 + n01, 0.5).pvalue) if n10 + n01 else 1.0
+        else:
+            n10 = n01 = p_mc = None
+        row.update(
+            {
+                "estimate_a": float(np.mean(ua)),
+                "estimate_b": float(np.mean(ub)),
+                "diff": float(mean[0]),
+                "se": finite_or_none(se0),
+                "t_low": finite_or_none(tt.lo),
+                "t_high": finite_or_none(tt.hi),
+                "ci_low": finite_or_none(lo),
+                "ci_high": finite_or_none(hi),
+                "p_value": finite_or_none(head.p_value),
+                "p_t": finite_or_none(tt.p_value),
+                "p_signflip": float(p_sf),
+                "p_wilcoxon": p_w,
+                "mcnemar_a_only": n10,
+                "mcnemar_b_only": n01,
+                "p_mcnemar": p_mc,
+                "p_perm": float(p_sf),
+            }
+        )
+        row["signflip_method"] = row["perm_method"] = sf_method
+    tframe = pl.DataFrame(
+        {
+            "domain": [t[0] for t in tasks],
+            "task_id": [t[1] for t in tasks],
+            "n_a": na,
+            "c_a": ca,
+            "n_b": nb,
+            "c_b": cb,
+            "u_a": ua,
+            "u_b": ub,
+            "d": d,
+        },
+        schema={"domain": pl.String, "task_id": pl.String, "n_a": pl.Int64, "c_a": pl.Int64, "n_b": pl.Int64,
+                "c_b": pl.Int64, "u_a": pl.Float64, "u_b": pl.Float64, "d": pl.Float64},
+    )
+    return Paired(row, tframe)

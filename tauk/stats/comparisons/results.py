@@ -1,0 +1,277 @@
+"""The result objects of :func:`tauk.stats.compare` and :func:`tauk.stats.compare_all`: their columns, the words that
+say which test and which interval made a row, and the notes of their tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from tauk.conventions import PAIRED_TEST, RESAMPLES
+from tauk.errors import TaukError
+from tauk.table import SummaryTable
+
+from ..options import IntervalOptions
+
+__all__ = [
+    "Comparison",
+    "MultipleComparison",
+    "RANK_FIELDS",
+    "NUM_FIELDS",
+    "ROW_SCHEMA",
+    "TEST_NAMES",
+    "TEST_DESCRIPTIONS",
+    "comparison_notes",
+    "interval_label",
+    "rows_frame",
+]
+
+RANK_FIELDS = ("rank", "rank_low", "rank_high", "rank_low_simultaneous", "rank_high_simultaneous")
+
+TEST_NAMES = {"t": "paired t", "signflip": "sign-flip inversion", "signflip-mid": "mid-p sign-flip inversion"}
+"""What made a comparison's interval when it is the test's own (``interval_method``), per test."""
+
+TEST_DESCRIPTIONS = {"t": "paired t test (T − 1 df)", "signflip": "exact sign-flip test",
+                     "signflip-mid": "mid-p sign-flip test"}  # fmt: skip
+"""The headline test of a comparison's ``p_value``, in words (table notes, the command line)."""
+
+
+def interval_label(method: str, test: str) -> str:
+    """What made a comparison's ``ci_low`` / ``ci_high``: the test's own interval (``method="model"``, the
+    default) or the paired task bootstrap / t interval of ``method``."""
+    if method == "model":
+        return TEST_NAMES[test]
+    return "t interval" if method == "t" else f"{method} paired task bootstrap"
+
+
+NUM_FIELDS = (
+    "estimate_a", "estimate_b", "diff", "se", "t_low", "t_high", "ci_low", "ci_high", "p_value", "p_t", "p_signflip",
+    "p_wilcoxon", "mcnemar_a_only", "mcnemar_b_only", "p_mcnemar", "p_perm",
+)
+ROW_SCHEMA = {
+    "a": pl.String, "b": pl.String, "k": pl.Int64, "n_tasks": pl.Int64, "n_tasks_only_a": pl.Int64,
+    "n_tasks_only_b": pl.Int64, "n_tasks_excluded": pl.Int64, "estimate_a": pl.Float64, "estimate_b": pl.Float64,
+    "diff": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "interval_method": pl.String,
+    "test": pl.String, "p_value": pl.Float64, "se": pl.Float64, "t_low": pl.Float64, "t_high": pl.Float64,
+    "p_t": pl.Float64, "p_signflip": pl.Float64, "signflip_method": pl.String, "p_wilcoxon": pl.Float64,
+    "mcnemar_a_only": pl.Int64, "mcnemar_b_only": pl.Int64, "p_mcnemar": pl.Float64,
+    # deprecated aliases (one release): p_perm = p_signflip, perm_method = signflip_method
+    "p_perm": pl.Float64, "perm_method": pl.String,
+}
+
+
+def rows_frame(by, schema, keyed_rows, extra_schema=None):
+    """The comparison frame: group keys and the :data:`ROW_SCHEMA` columns, one row per comparison."""
+    sch = {c: schema[c] for c in by}
+    sch.update(ROW_SCHEMA)
+    if extra_schema:
+        sch.update(extra_schema)
+    data = {c: [] for c in sch}
+    for key, row in keyed_rows:
+        for i, c in enumerate(by):
+            data[c].append(key[i])
+        for c in sch:
+            if c not in by:
+                data[c].append(row.get(c))
+    return pl.DataFrame(data, schema=sch)
+
+
+# ---------------------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Comparison:
+    """A paired comparison of ``a`` against ``b`` (difference = a − b), one row per ``by`` group (immutable; from
+    :func:`compare`).
+
+    ``frame`` columns: group keys, a, b, k, n_tasks (shared, n_t ≥ k for both), n_tasks_only_a, n_tasks_only_b,
+    n_tasks_excluded (shared but n_t < k), estimate_a, estimate_b, diff, ci_low/ci_high (the headline interval;
+    ``interval_method`` says which: "paired t", "sign-flip inversion", or "<method> paired task bootstrap"), test and
+    p_value (the headline test and its p), se, t_low/t_high and p_t (the paired t, T−1 df), p_signflip
+    (``signflip_method`` exact|monte-carlo), p_wilcoxon, mcnemar_a_only / mcnemar_b_only (discordant tasks) and
+    p_mcnemar (only with one trial per task); p_perm / perm_method: deprecated aliases of p_signflip /
+    signflip_method.
+    ``tasks``: the per-task table (group keys, domain, task_id, n_a, c_a, n_b, c_b, u_a, u_b, d).
+    """
+
+    a: str
+    b: str
+    k: int
+    label: str
+    by: tuple[str, ...]
+    infra: str
+    ci: float | None
+    method: str
+    resamples: int
+    seed: int | None
+    frame: pl.DataFrame
+    tasks: pl.DataFrame
+    permutations: int = RESAMPLES
+    reward: str = "reward"
+    test: str = PAIRED_TEST
+    split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
+
+    @property
+    def options(self) -> IntervalOptions:
+        """The interval options the comparison was made with (``ci`` None: at the default level)."""
+        return IntervalOptions(self.ci, self.method, self.resamples, self.seed)
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per ``by`` group (the columns listed above)."""
+        return self.frame
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per ``by`` group: the row of :meth:`to_frame` as a dict."""
+        return self.frame.to_dicts()
+
+    def row(self, **group: Any) -> dict[str, Any]:
+        """The row of one group (keyword filters on the group keys; none when there is a single group)."""
+        df = self.frame
+        for c, v in group.items():
+            df = df.filter(pl.col(c) == v)
+        if df.height != 1:
+            raise TaukError(f"{df.height} rows match {group}; give every group key")
+        return df.row(0, named=True)
+
+    @property
+    def diff(self) -> float | None:
+        """The difference when there is a single group."""
+        return self.row()["diff"]
+
+    @property
+    def p_value(self) -> float | None:
+        """The headline p-value (of ``test``, the paired t by default) when there is a single group."""
+        return self.row()["p_value"]
+
+    def summary(self) -> SummaryTable:
+        """The table (text, HTML, LaTeX): one row per group."""
+        cols = [*self.by, "tasks", f"pass^{self.k} {self.a}", f"pass^{self.k} {self.b}", "diff", "ci_low", "ci_high",
+                "p_value", "p_signflip", "p_mcnemar"]  # fmt: skip
+        rows = [
+            [*(r[c] for c in self.by), r["n_tasks"], r["estimate_a"], r["estimate_b"], r["diff"], r["ci_low"],
+             r["ci_high"], r["p_value"], r["p_signflip"], r["p_mcnemar"]]
+            for r in self.frame.iter_rows(named=True)
+        ]  # fmt: skip
+        notes = [f"paired on shared tasks (domain, task_id); diff = {self.a} − {self.b}", *comparison_notes(self)]
+        only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
+        if any(only):
+            notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
+        fields = [*self.by, "n_tasks", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p_value",
+                  "p_signflip", "p_mcnemar"]  # fmt: skip
+        return SummaryTable.build(f"{self.a} vs {self.b}", cols, rows, notes, fields=fields, keys=max(len(self.by), 1))
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    def __str__(self) -> str:
+        return str(self.summary())
+
+
+def comparison_notes(result: Any) -> list[str]:
+    """What a comparison reports: the headline test, the interval, the cross-check (for the summary notes)."""
+    level = result.options.level
+    test = getattr(result, "test", PAIRED_TEST)
+    head = TEST_DESCRIPTIONS[test]
+    if result.method == "model":
+        iv = f"{level:.0%} interval: the test's own ({TEST_NAMES[test]}), so it excludes 0 exactly when p < {1 - level:.2g}"
+    elif result.method == "t":
+        iv = f"{level:.0%} t interval over tasks"
+    else:
+        iv = f"{level:.0%} {result.method} paired task bootstrap, {result.resamples} resamples, seed {result.seed}"
+    notes = [f"p_value: {head}; {iv}",
+             "p_signflip: exact sign-flip test (a conservative cross-check; Monte Carlo above 20 nonzero differences)"]
+    if getattr(result, "split_by_setup", False):
+        notes.append("compared within each setup: the agents' trials span several setups, which are not repeated "
+                     "trials of one experiment (pool_setups=True pools them)")  # fmt: skip
+    return notes
+
+
+@dataclass(frozen=True)
+class MultipleComparison:
+    """All pairwise comparisons and rank intervals (immutable; from :func:`compare_all`).
+
+    ``pairs``: Comparison columns + ``p_adjusted`` (family = every pair in every group, adjusted on the headline
+    p_value); ``ranks``: group keys, label value, n_tasks (common to all agents of the group), estimate, rank (1 =
+    best, ties averaged), rank_low / rank_high (per agent: each covers its agent's rank with probability ≥ the level)
+    and rank_low_simultaneous / rank_high_simultaneous (all of the group's agents at once), by inverting the paired
+    tests (:func:`tauk.stats.comparisons.ranks.rank_intervals`).
+    """
+
+    k: int
+    label: str
+    by: tuple[str, ...]
+    adjust: str
+    infra: str
+    ci: float | None
+    method: str
+    resamples: int
+    seed: int | None
+    pairs: pl.DataFrame
+    ranks: pl.DataFrame
+    permutations: int = RESAMPLES
+    reward: str = "reward"
+    test: str = PAIRED_TEST
+    split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
+
+    @property
+    def options(self) -> IntervalOptions:
+        """The interval options the comparisons were made with (``ci`` None: at the default level)."""
+        return IntervalOptions(self.ci, self.method, self.resamples, self.seed)
+
+    def to_frame(self) -> pl.DataFrame:
+        """The ``pairs`` frame (one row per pair and group)."""
+        return self.pairs
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per pair and group (the rows of ``pairs``), each with the two agents' rank rows
+        under ``"rank_a"`` / ``"rank_b"`` (``rank``, ``rank_low``, ``rank_high``, ``rank_low_simultaneous``,
+        ``rank_high_simultaneous``; null when not ranked)."""
+        ranks = {
+            (tuple(r[c] for c in self.by), r[self.label]): {f: r[f] for f in RANK_FIELDS}
+            for r in self.ranks.iter_rows(named=True)
+        }
+        out = []
+        for r in self.pairs.iter_rows(named=True):
+            key = tuple(r[c] for c in self.by)
+            out.append({**r, "rank_a": ranks.get((key, r["a"])), "rank_b": ranks.get((key, r["b"]))})
+        return out
+
+    def summary(self) -> SummaryTable:
+        """The table (text, HTML, LaTeX): one row per pair; the rank intervals as notes."""
+        cols = [*self.by, "a", "b", "tasks", "diff", "ci_low", "ci_high", "p_value", f"p_{self.adjust}"]
+        fields = [*self.by, "a", "b", "n_tasks", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"]
+        shown = self.pairs.filter(pl.col("n_tasks") > 0)
+        empty = self.pairs.filter(pl.col("n_tasks").fill_null(0) == 0)
+        rows = [
+            [*(r[c] for c in self.by), r["a"], r["b"], r["n_tasks"], r["diff"], r["ci_low"], r["ci_high"], r["p_value"],
+             r["p_adjusted"]]
+            for r in shown.iter_rows(named=True)
+        ]
+        family = int(self.pairs["p_adjusted"].is_not_null().sum())
+        level = self.options.level
+        notes = [*comparison_notes(self)[:1], *comparison_notes(self)[2:],
+                 f"p adjusted by {self.adjust} over the {family} comparison(s) with a p-value"
+                 + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else ""),
+                 f"rank [lo, hi]: per agent, each covers its agent's rank with probability ≥ {level:.0%}; "
+                 "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)"]  # fmt: skip
+        if empty.height:
+            listed = "; ".join(
+                ", ".join(str(r[c]) for c in self.by) + (": " if self.by else "") + f"{r['a']} vs {r['b']}"
+                for r in empty.iter_rows(named=True)
+            )
+            notes.append(f"{empty.height} pair(s) share no task with at least k={self.k} trials and are not shown: "
+                         f"{listed}")  # fmt: skip
+        for r in self.ranks.filter(pl.col("n_tasks") > 0).iter_rows(named=True):
+            g = ", ".join(str(r[c]) for c in self.by)
+            notes.append(
+                f"{g + ': ' if g else ''}{r[self.label]} rank {r['rank']:g} [{r['rank_low']:g}, {r['rank_high']:g}] "
+                f"{{{r['rank_low_simultaneous']:g}, {r['rank_high_simultaneous']:g}}} on {r['n_tasks']} common "
+                f"task{'s' if r['n_tasks'] != 1 else ''}"
+            )
+        return SummaryTable.build(f"pairwise pass^{self.k} comparisons", cols, rows, notes, fields=fields,
+                                  keys=len(self.by) + 2)  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    def __str__(self) -> str:
+        return str(self.summary())

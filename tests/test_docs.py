@@ -1,0 +1,111 @@
+"""The calibration pages of docs/ are generated from the kept results files (docs/build.py), and the docstrings'
+claims are the figures those files give: a page left stale, or a docstring whose figure no longer matches its
+measurement, fails here."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _build():
+    spec = importlib.util.spec_from_file_location("_docs_build", ROOT / "docs" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _build()
+
+
+def _doc(module: str) -> str:
+    """A module's docstring with its line breaks undone."""
+    return " ".join(importlib.import_module(module).__doc__.split())
+
+
+def test_the_pages_are_what_the_results_files_give():
+    pages = build.pages()
+    assert set(pages) == {"README.md", "intervals.md", "comparisons.md", "consistency.md"}
+    stale = [name for name, text in pages.items() if (build.OUT / name).read_text(encoding="utf-8") != text]
+    assert stale == [], f"run python docs/build.py: {stale}"
+    assert build.main(["--check"]) == 0
+
+
+def test_the_parsers_read_every_row():
+    rows = build.summary_rows("calibration_1000.txt")
+    assert {(r.metric, r.estimand) for r in rows} == {("pass^k", "population"), ("pass^k", "fixed"),
+                                                      ("pass@k", "population"), ("pass@k", "fixed")}  # fmt: skip
+    assert sum(r.cells for r in rows if r.method == "model") == 2 * (140 + 60)
+    assert {r.test for r in build.type1_rows()} >= {"t", "boot-bca", "signflip", "wilcoxon"}
+    assert set(build.rank_coverage()) == {"close T20 n1", "close T50 n4", "spread T20 n1", "spread T50 n4"}
+    assert set(build.power_plans()) == {1, 4}
+
+
+def test_the_model_states_its_measured_coverage():
+    row = lambda est, method: build.summary_row("calibration_1000.txt", "pass^k", est, method)  # noqa: E731
+    pop, bca, fix, rerun = row("population", "model"), row("population", "bca"), row("fixed", "model"), \
+        row("fixed", "rerun")  # fmt: skip
+    assert fix.below == 0
+    claim = (f"the population interval fell below 94 % in {pop.below} cell (lowest {pop.lowest:.1f} %) where BCa did "
+             f"in {bca.below} (lowest {bca.lowest:.1f} %); the fixed-task interval in none (lowest {fix.lowest:.1f} %) "
+             f"where the normal re-run interval did in {rerun.below} of {rerun.cells} (lowest {rerun.lowest:.1f} %)")
+    assert claim in _doc("tauk.stats.intervals.model")
+    nofloor = build.summary_row("calibration_nofloor_1000.txt", "pass^k", "fixed", "model-nofloor")
+    assert f"without it {nofloor.below} of {nofloor.cells} do, down to {nofloor.lowest:.1f} %" in \
+        _doc("tauk.stats.intervals.rerun_floor")  # fmt: skip
+
+
+def test_the_paired_test_states_its_measured_size():
+    rows = {r.test: r for r in build.type1_rows() if r.subset == "all"}
+    t, sf = rows["t"], rows["signflip"]
+    boot = max(r.hi for name, r in rows.items() if name.startswith("boot"))
+    text = build.heading(build.read("calibration_compare_results.txt"), "1. Paired comparison")
+    block = text[text.index("coverage (%) of the true difference"):].splitlines()
+    cover = [float(line.split()[4]) for line in block if re.match(r"^T\d+ n\d k\d ", line)]
+    doc = _doc("tauk.stats.comparisons.paired_tests")
+    assert f"4–6 % in {t.in_band} of {t.cells} measured cells" in doc
+    assert f"{t.lo:.1f}–{t.hi:.1f} % in all" in doc
+    assert f"0.1 in {min(cover):.1f}–{max(cover):.1f} % of benchmarks" in doc
+    assert f"over-rejects (up to {boot:.1f} %)" in doc and f"conservative ({sf.lo:.1f}–{sf.hi:.1f} %)" in doc
+    assert f"type-I 4–6 % in {t.in_band} of {t.cells} measured cells" in _doc("tauk.stats.comparisons.pairwise")
+
+
+def test_the_rank_intervals_state_their_measured_coverage():
+    cov = build.rank_coverage()
+    new = [v for s in cov.values() for m, v in s.items() if m != "old"]
+    per_agent = min(min(v[:-2]) for v in new)
+    joint = min(v[-2] for v in new)
+    doc = _doc("tauk.stats.comparisons.ranks")
+    assert f"at least {per_agent:.1f} % of benchmarks and all five at once in at least {joint:.1f} %" in doc
+    assert f"the best agent's rank {cov['close T20 n1']['old'][0]:.1f} % of the time" in doc
+
+
+def test_the_power_plans_state_what_they_delivered():
+    plans = build.power_plans()
+    doc = _doc("tauk.stats.power.planning")
+    truth = [plans[n]["noncentral t, true Var(d_t)"] for n in (1, 4)]
+    assert f"({truth[0]:.1f} % and {truth[1]:.1f} % for 80 % planned" in doc
+    planned = [plans[1]["new, paired pilot"], plans[1]["new, single-agent pilot, icc = 0.40 (τ-bench gpt-4o airline)"],
+               plans[4]["new, paired pilot"], plans[4]["new, single-agent pilot"]]  # fmt: skip
+    plugged = [v for n in (1, 4) for k, v in plans[n].items() if k.startswith("new") and "plugged in" in k
+               and "bound" not in k]  # fmt: skip
+    assert f"from 50-task pilots {min(planned):.1f}–{max(planned):.1f} %" in doc
+    assert f"({min(plugged):.1f}–{max(plugged):.1f} % with the estimate plugged in)" in doc
+
+
+@pytest.mark.parametrize("module", ["tauk.stats.noise.analysis", "tauk.stats.noise.noise_floor"])
+def test_the_noise_floor_holds_its_stated_size(module):
+    """'5 % ± 1.5 wherever about five or more tasks are flaky': every such cell of the kept table."""
+    rows = [line.split("|")[1:-1] for line in build.read("consistency_mdd_10000_seed0.txt").splitlines()
+            if re.match(r"^\| [a-z-]+ \| \d+ \|", line)]  # fmt: skip
+    assert len(rows) == 30
+    sizes = [float(r[5]) for r in rows if float(r[3]) >= 5]
+    assert len(sizes) >= 25 and all(3.5 <= s <= 6.5 for s in sizes), sizes
+    assert "5 % ± 1.5" in _doc(module)
