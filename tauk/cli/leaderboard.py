@@ -15,8 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from tauk.cli._common import add_ci_args, add_format_args, print_json, split_list, write_table
-from tauk.conventions import CI_LEVEL
+from tauk.cli._common import add_ci_args, add_format_args, ci_level, print_json, split_list, write_table
 from tauk.errors import TaukError
 from tauk.leaderboard import QUESTIONS, TABLES
 
@@ -24,8 +23,7 @@ from tauk.leaderboard import QUESTIONS, TABLES
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from tauk.leaderboard import analyze, verify_submission
 
-    if args.ci is not None and not 0.0 < args.ci < 1.0:
-        raise TaukError(f"--ci must lie in (0, 1) (got {args.ci:g}): every leaderboard row gets an interval")
+    ci = ci_level(args)
     if args.verify:
         v = verify_submission(args.verify, trajectories=args.trajectories)
         if args.format == "json":
@@ -35,7 +33,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         return 0 if v.ok else 1
     if not args.board:
         raise TaukError("give a leaderboard folder or submission file (PATH), or --verify SUBMISSION_DIR")
-    a = analyze(args.board, k=args.k, ci=args.ci or CI_LEVEL, method=args.method, resamples=args.resamples,
+    a = analyze(args.board, k=args.k, ci=ci, method=args.method, resamples=args.resamples,
                 seed=args.seed, question=args.question, trajectories=args.trajectories,
                 listed_only=args.listed_only)  # fmt: skip
     domains = split_list(args.domain)
@@ -76,6 +74,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "than run-to-run noise on these tasks")  # fmt: skip
     p.add_argument("--listed-only", action="store_true", help="only the submissions the manifest lists")
     add_format_args(p)
-    add_ci_args(p, ci=CI_LEVEL)
+    add_ci_args(p, always="every leaderboard row gets an interval")
     p.set_defaults(func=cmd_leaderboard, digits=None)  # each table's own decimals unless --digits is given
     return p

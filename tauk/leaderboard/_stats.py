@@ -1,14 +1,14 @@
 """The statistics this package uses, imported in one place.
 
-``tauk.stats`` is being reorganised by question; everything :mod:`tauk.leaderboard` needs from it is named here,
-from the public API only, so a move of a module changes this file and nothing else.
+Everything :mod:`tauk.leaderboard` needs from :mod:`tauk.stats` is named here, so a move of a module changes this
+file and nothing else.
 """
 
 from __future__ import annotations
 
 from tauk.stats import compare, holm, pass_hat_k, summarize, task_counts
-from tauk.stats.consistency import noise_floor, rerun_variance
-from tauk.stats.counts import COUNT_COLUMNS, LABEL_COLUMNS, is_task_counts
+from tauk.stats.noise.noise_floor import noise_floor, rerun_variance
+from tauk.stats.tasks import COUNT_COLUMNS, LABEL_COLUMNS, is_task_counts
 
 __all__ = [
     "COUNT_COLUMNS",

@@ -6,7 +6,7 @@ on the recovered :func:`tauk.stats.task_counts` frame — so they are the number
 to 1e-16): pass^k with the default calibrated interval for a new draw of tasks (``ci_low``/``ci_high``) and the
 re-run interval for the same tasks (``rerun_ci_low``/``rerun_ci_high``); the noise floor of the row's setup — the
 smallest gap between two single runs that is significant at α (``mdd_single_runs``, from
-:func:`tauk.stats.consistency.noise_floor`'s exact mid-p null, on the lattice of 1/T), with the share of tasks that
+:func:`tauk.stats.noise.noise_floor.noise_floor`'s exact mid-p null, on the lattice of 1/T), with the share of tasks that
 flip between trials; and what the row itself claims (which k it publishes, under which convention its figures
 reproduce, its verification status). Rows that could not be recovered keep their published figures and their flag.
 
