@@ -29,13 +29,14 @@ def _flat(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def cmd_validity(args: argparse.Namespace) -> int:
-    import tauk
+    from tauk import load
+    from tauk.tasks import validity
 
     sources = args.paths[0] if len(args.paths) == 1 else list(args.paths)
     evidence: Any = "auto"
     if args.evidence:
-        evidence = tauk.load(args.evidence if len(args.evidence) > 1 else args.evidence[0], strict=not args.lenient)
-    v = tauk.tasks.validity(sources, domain=args.task_domain, evidence=evidence)
+        evidence = load(args.evidence if len(args.evidence) > 1 else args.evidence[0], strict=not args.lenient)
+    v = validity(sources, domain=args.task_domain, evidence=evidence)
     if args.format == "json":
         print_json({"bounds": v.bounds.to_dicts(), "tasks": v.records()})
         return 0
