@@ -22,6 +22,7 @@ from .overall import Overall, overall
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .power import PowerResult, power, power_analysis, tasks_needed
 from .pvalues import adjust_pvalues, benjamini_hochberg, holm, sign_flip_pvalue
+from .reliability import ReliabilityProfile, reliability
 from .summary import Summary, summarize
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "sign_flip_pvalue",
     "PassKResult",
     "PowerResult",
+    "ReliabilityProfile",
+    "reliability",
     "power",
     "power_analysis",
     "tasks_needed",
