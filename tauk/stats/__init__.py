@@ -18,6 +18,7 @@ from ._core import as_trials
 from .compare import Comparison, MultipleComparison, compare, compare_all
 from .consistency import ConsistencyResult, consistency
 from .counts import merge_task_counts, task_counts
+from .deviation_profile import DeviationProfile, deviation_profile
 from .overall import Overall, overall
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .power import PowerResult, power, power_analysis, tasks_needed
@@ -30,6 +31,8 @@ __all__ = [
     "Overall",
     "overall",
     "ConsistencyResult",
+    "DeviationProfile",
+    "deviation_profile",
     "consistency",
     "task_counts",
     "merge_task_counts",

@@ -42,7 +42,7 @@ import polars as pl
 
 from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError
-from tauk.table import SummaryTable
+from tauk.table import Interval, SummaryTable
 
 from .estimators import c4, edit_similarity, outcome_plugin, outcome_u, t_interval, wilson_outcome_interval
 
@@ -135,7 +135,7 @@ class ReliabilityProfile:
         rows = []
         for r in self.groups.iter_rows(named=True):
             for m in names:
-                rows.append([*(r[k] for k in self.by), labels[m], r[m], r[f"{m}_low"], r[f"{m}_high"],
+                rows.append([*(r[k] for k in self.by), labels[m], Interval(r[m], r[f"{m}_low"], r[f"{m}_high"]),
                              r[f"{m}_tasks"]])  # fmt: skip
         pct = f"{round(self.ci * 100, 6):g} %"
         notes = (
@@ -151,9 +151,9 @@ class ReliabilityProfile:
             f"infrastructure errors: {self.infra}",
             *self.notes,
         )
-        return SummaryTable.build("Reliability profile", [*self.by, "metric", "estimate", "low", "high", "tasks"],
-                                  rows, notes, digits=3, fields=[*self.by, "metric", "estimate", "low", "high",
-                                                                 "tasks"], keys=len(self.by) + 1)  # fmt: skip
+        return SummaryTable.build("Reliability profile", [*self.by, "metric", "estimate [interval]", "tasks"],
+                                  rows, notes, digits=3, fields=[*self.by, "metric", "estimate", "tasks"],
+                                  keys=len(self.by) + 1)  # fmt: skip
 
     def __repr__(self) -> str:
         return f"ReliabilityProfile({self.groups.height} groups, by={self.by})"
