@@ -40,7 +40,7 @@ def wilson(x: float, n: float, level: float) -> tuple[float, float]:
     """Wilson score interval of x successes in n (NaN for n = 0).
 
     >>> [round(v, 4) for v in wilson(1, 45 / 6, 0.95)]
-    [0.0239, 0.4867]
+    [0.0239, 0.4911]
     """
     if n <= 0:
         return (np.nan, np.nan)
@@ -48,15 +48,15 @@ def wilson(x: float, n: float, level: float) -> tuple[float, float]:
     p = x / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return (float(max(0.0, centre - half)), float(min(1.0, centre + half)))
 
 
 def clustered_wilson(y: np.ndarray, m: np.ndarray, level: float) -> tuple[float, float, float]:
     """``(n_eff, low, high)``: the Wilson interval of Σy/Σm at the task-clustered effective size (module docs).
 
     >>> n_eff, lo, hi = clustered_wilson(np.array([4, 0, 2]), np.array([4, 4, 4]), 0.95)
-    >>> round(n_eff, 2), round(lo, 3), round(hi, 3)
-    (2.0, 0.095, 0.905)
+    >>> round(n_eff, 2), round(lo, 3), round(hi, 3)  # 2 of 3 tasks at 0 or 1: n_eff = the 3 tasks
+    (3.0, 0.125, 0.875)
     """
     y, m = np.asarray(y, dtype=np.float64), np.asarray(m, dtype=np.float64)
     n, T = m.sum(), y.size
