@@ -249,3 +249,18 @@ def test_order_across_sides_is_decisive_within_a_side_neutral():
     assert td["a"]["n_state_diff"] == td["b"]["n_state_diff"] == 0  # 2 == 2.0
     assert (td["a"]["n_order"], td["a"]["deviation"]) == (1, "order")
     assert (td["b"]["n_order"], td["b"]["n_decisive"], td["b"]["deviation"]) == (1, 0, None)
+
+
+def test_viewer_highlights_the_first_decisive_deviation_escaped():
+    from tauk.widgets import render_trajectory
+
+    evil = "<script>alert(1)</script>"
+    calls = pl.DataFrame({"run_id": ["r"], "simulation_id": ["s"], "call_idx": [0], "message_idx": [1],
+                          "name": [evil], "arguments": ['{"a":"<b>"}'], "requestor": ["assistant"]})  # fmt: skip
+    messages = pl.DataFrame({"run_id": ["r"] * 2, "simulation_id": ["s"] * 2, "message_idx": [0, 1],
+                             "role": ["user", "assistant"], "content": ["hi", None]})  # fmt: skip
+    dv = [{"kind": "wrong_args", "tool": evil, "wrong_args": ["<a>"], "call_idx": 0, "turn": 1, "decisive": True,
+           "state_changing": True, "gold_arguments": '{"a":"<i>"}', "action_idx": 0}]  # fmt: skip
+    html = render_trajectory(messages, calls, trial={"reward": 0.0}, deviations=dv)
+    assert "first decisive deviation" in html and "tauk-decisive" in html
+    assert "<script>" not in html and "<a>" not in html and "&lt;script&gt;" in html

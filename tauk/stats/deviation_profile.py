@@ -55,7 +55,7 @@ def clustered_wilson(y: np.ndarray, m: np.ndarray, level: float) -> tuple[float,
     """``(n_eff, low, high)``: the Wilson interval of Σy/Σm at the task-clustered effective size (module docs).
 
     >>> n_eff, lo, hi = clustered_wilson(np.array([4, 0, 2]), np.array([4, 4, 4]), 0.95)
-    >>> round(n_eff, 2), round(lo, 3), round(hi, 3)  # 2 of 3 tasks at 0 or 1: n_eff = the 3 tasks
+    >>> round(n_eff, 2), round(lo, 3), round(hi, 3)  # the tasks disagree: 12 trials count as 3
     (3.0, 0.125, 0.875)
     """
     y, m = np.asarray(y, dtype=np.float64), np.asarray(m, dtype=np.float64)
