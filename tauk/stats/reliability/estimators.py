@@ -18,7 +18,8 @@ import numpy as np
 from scipy import special
 from scipy import stats as sstats
 
-__all__ = ["outcome_u", "outcome_plugin", "cv_unbiased_sd", "c4", "edit_similarity", "t_interval",
+__all__ = ["outcome_u", "outcome_plugin", "cv_unbiased_sd", "c4", "edit_similarity", "edit_similarity_padded",
+           "t_interval",
            "wilson_outcome_interval"]
 
 
@@ -75,20 +76,33 @@ def cv_unbiased_sd(n: np.ndarray, mean: np.ndarray, sd: np.ndarray) -> np.ndarra
 def edit_similarity(a: list[np.ndarray], b: list[np.ndarray]) -> np.ndarray:
     """1 − Levenshtein(a_i, b_i)/max(|a_i|, |b_i|) for each pair of integer sequences (1 where both are empty).
 
-    Dynamic programming vectorised over the pairs: pairs are sorted by length and done in chunks, each padded to
-    its own longest sequence (O(L_a·L_b) array operations a chunk).
-
     >>> edit_similarity([np.array([1, 2, 3]), np.array([], dtype=int)], [np.array([1, 3]), np.array([], dtype=int)])
     array([0.66666667, 1.        ])
     """
-    m = len(a)
+    la = np.fromiter((len(x) for x in a), dtype=np.int64, count=len(a))
+    lb = np.fromiter((len(x) for x in b), dtype=np.int64, count=len(b))
+    width = int(max(la.max(initial=0), lb.max(initial=0), 1))
+    pa = np.full((len(a), width), -1, dtype=np.int64)
+    pb = np.full((len(b), width), -2, dtype=np.int64)
+    for r, x in enumerate(a):
+        pa[r, : len(x)] = x
+    for r, x in enumerate(b):
+        pb[r, : len(x)] = x
+    return edit_similarity_padded(pa, la, pb, lb)
+
+
+def edit_similarity_padded(pa: np.ndarray, la: np.ndarray, pb: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """:func:`edit_similarity` of sequences given as rows of two padded integer matrices and their lengths (the
+    padding of ``pa`` and ``pb`` must differ from each other and from every symbol).
+
+    Dynamic programming vectorised over the pairs: pairs are sorted by length and done in chunks, each cut to its
+    own longest sequences (O(L_a·L_b) array operations a chunk, each over the chunk's pairs)."""
+    m = la.size
     out = np.ones(m, dtype=np.float64)
     if m == 0:
         return out
-    la = np.fromiter((len(x) for x in a), dtype=np.int64, count=m)
-    lb = np.fromiter((len(x) for x in b), dtype=np.int64, count=m)
     order = np.lexsort((lb, la))
-    chunk = 65536
+    chunk = 1 << 16
     for start in range(0, m, chunk):
         idx = order[start:start + chunk]
         na, nb = la[idx], lb[idx]
@@ -96,21 +110,18 @@ def edit_similarity(a: list[np.ndarray], b: list[np.ndarray]) -> np.ndarray:
         if A == 0 or B == 0:
             d = np.maximum(na, nb).astype(np.float64)
         else:
-            pa = np.full((idx.size, A), -1, dtype=np.int64)
-            pb = np.full((idx.size, B), -2, dtype=np.int64)
-            for r, i in enumerate(idx):
-                pa[r, : na[r]] = a[i]
-                pb[r, : nb[r]] = b[i]
-            prev = np.broadcast_to(np.arange(B + 1, dtype=np.int64), (idx.size, B + 1)).copy()
-            dist = np.zeros(idx.size, dtype=np.int64)
-            dist[na == 0] = nb[na == 0]
+            xa, xb = pa[idx, :A], pb[idx, :B]
+            prev = np.broadcast_to(np.arange(B + 1, dtype=np.int32), (idx.size, B + 1)).copy()
+            dist = np.where(na == 0, nb, 0).astype(np.int64)
             for i in range(1, A + 1):
                 cur = np.empty_like(prev)
                 cur[:, 0] = i
-                ai = pa[:, i - 1 : i]
-                cost = (ai != pb).astype(np.int64)
+                cost = (xa[:, i - 1 : i] != xb).astype(np.int32)
+                diag = prev[:, :-1] + cost
+                up = prev[:, 1:] + 1
+                best = np.minimum(diag, up)
                 for j in range(1, B + 1):
-                    cur[:, j] = np.minimum(np.minimum(prev[:, j] + 1, cur[:, j - 1] + 1), prev[:, j - 1] + cost[:, j - 1])
+                    cur[:, j] = np.minimum(best[:, j - 1], cur[:, j - 1] + 1)
                 done = na == i
                 if done.any():
                     dist[done] = cur[done, nb[done]]

@@ -44,7 +44,7 @@ from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError
 from tauk.table import Interval, SummaryTable
 
-from .estimators import c4, edit_similarity, outcome_plugin, outcome_u, t_interval, wilson_outcome_interval
+from .estimators import c4, edit_similarity_padded, outcome_plugin, outcome_u, t_interval, wilson_outcome_interval
 
 __all__ = ["METRICS", "RESOURCES", "ReliabilityProfile", "reliability"]
 
@@ -240,12 +240,18 @@ def _trajectory_values(tr: pl.DataFrame, calls: pl.DataFrame | None, keys: list[
                       .when(pl.col("_na").is_null() | pl.col("_nb").is_null()).then(1.0).otherwise("_jsd"))
         .sort("_p")
     )  # fmt: skip
-    lists = seq.group_by("_i").agg(pl.col("_code")).sort("_i")
-    by_i = dict(zip(lists["_i"].to_list(), (np.asarray(x, dtype=np.int64) for x in lists["_code"].to_list())))
-    empty = np.zeros(0, dtype=np.int64)
-    a = [by_i.get(i, empty) for i in j["_a"].to_list()]
-    b = [by_i.get(i, empty) for i in j["_b"].to_list()]
-    j = j.with_columns(_sim=pl.Series(edit_similarity(a, b)))
+    # every successful trial's tool-call sequence as a padded row of integer codes (row = _i)
+    seq = seq.with_columns(_pos=pl.int_range(pl.len()).over("_i"))
+    width = int(seq["_pos"].max() or 0) + 1
+    mat = np.full((ok.height, width), -1, dtype=np.int64)
+    mat[seq["_i"].to_numpy(), seq["_pos"].to_numpy()] = seq["_code"].cast(pl.Int64).fill_null(-3).to_numpy()
+    lens = np.zeros(ok.height, dtype=np.int64)
+    cnt = seq.group_by("_i").len()
+    lens[cnt["_i"].to_numpy()] = cnt["len"].to_numpy()
+    ia, ib = j["_a"].to_numpy(), j["_b"].to_numpy()
+    pb = mat[ib]
+    pb[pb == -1] = -2  # the two paddings must differ
+    j = j.with_columns(_sim=pl.Series(edit_similarity_padded(mat[ia], lens[ia], pb, lens[ib])))
     out = j.group_by(keys).agg(trajectory_jsd=pl.col("_jsd").mean(),
                                trajectory_edit_similarity=pl.col("_sim").mean())  # fmt: skip
     n_ok = ok.group_by(keys).agg(n_success=pl.len())
