@@ -22,7 +22,18 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tauk.cli import audit, compare, consistency, export, ingest, leaderboard, report, summary, synth, validity
+from tauk.cli import (
+    audit,
+    compare,
+    consistency,
+    export,
+    ingest,
+    leaderboard,
+    report,
+    summary,
+    synth,
+    validity,
+)
 from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 

@@ -44,7 +44,14 @@ from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError
 from tauk.table import Interval, SummaryTable
 
-from .estimators import c4, edit_similarity_padded, outcome_plugin, outcome_u, t_interval, wilson_outcome_interval
+from .estimators import (
+    c4,
+    edit_similarity_padded,
+    outcome_plugin,
+    outcome_u,
+    t_interval,
+    wilson_outcome_interval,
+)
 
 __all__ = ["METRICS", "RESOURCES", "ReliabilityProfile", "reliability"]
 
