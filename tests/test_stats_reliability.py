@@ -91,3 +91,17 @@ def test_profile_on_a_frame_and_summary_renders():
     assert row["trajectory_jsd"] is None or np.isnan(row["trajectory_jsd"])
     for text in (prof.summary().to_text(), prof.summary().to_html(), prof.summary().to_latex()):
         assert "outcome consistency" in text
+
+
+def test_cli_and_figures(capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tauk.cli import main
+
+    assert main(["reliability", "data", "--deviations", "--metrics", "outcome_consistency"]) == 0
+    out = capsys.readouterr().out
+    assert "outcome consistency (U)" in out and "Success by number of state-changing deviations" in out
+    res = tauk.load("data")
+    assert tauk.plot.reliability_profile(tauk.stats.reliability(res)).axes
+    assert tauk.plot.deviation_success(tauk.stats.deviation_profile(res)).axes
