@@ -118,6 +118,66 @@ sample_viewer.show(row["run_id"], row["simulation_id"])
 display(HTML(sample_viewer.html.value))
 
 # %% [markdown]
+# ## Action by action: the first decisive deviation
+#
+# The DB check compares end states and says nothing about *what* went wrong. `tauk.scoring.trial_deviations`
+# compares each trial's tool calls with the gold actions as multisets of (tool, canonical arguments), state-changing
+# tools apart from read-only ones (which tools change state: the same shipped tool table as the validity audit):
+# `missing`, `extra`, `wrong_args` (which argument), `order` (across the agent / user sides), each state-changing one
+# **decisive** unless the record shows it may be harmless (an errored call, cancelling toggles, the same list in
+# another order, …). On the τ-bench gpt-4o airline run (50 tasks × 4 trials) each extra state-changing deviation
+# cuts the success rate sharply; the task-clustered interval is the one to read (a task's trials are not
+# independent):
+
+# %%
+TAUBENCH = SHARED / "taubench" / "gpt-4o_airline_4trials.json"
+dev_res = tauk.load(TAUBENCH) if TAUBENCH.exists() else res
+dev_profile = stats.deviation_profile(dev_res)
+print(dev_profile.summary().to_text(width=110, digits=3))
+print(dev_profile.groups.select("agent", "failures", "failures_with_deviation", "extra_or_wrong", "missing_only"))
+
+# %%
+plot.deviation_success(dev_profile)
+
+# %% [markdown]
+# Per task: how often a trial deviates, and the most common first decisive deviation (kind and tool):
+
+# %%
+print(dev_profile.tasks.sort("deviation_rate", "task_id", descending=[True, False])
+      .select("task_id", "trials", pl.col("success", "deviation_rate").round(2), "most_common_deviation").head(8))
+
+# %% [markdown]
+# The trajectory viewer names the first decisive deviation in its "why" box and outlines that call (here the first
+# failed trial whose first decisive deviation is a wrong argument):
+
+# %%
+dev_trials = tauk.scoring.trial_deviations(dev_res)
+first_wrong = dev_trials.filter(pl.col("deviation") == "wrong_args").sort("run_id", "simulation_id")
+if first_wrong.height:
+    dev_viewer = widgets.trajectory_viewer(dev_res)
+    row = first_wrong.row(0, named=True)
+    print(row["simulation_id"], row["first_tool"], row["first_wrong_args"], "turn", row["first_turn"])
+    dev_viewer.show(row["run_id"], row["simulation_id"])
+    display(HTML(dev_viewer.html.value))
+
+# %% [markdown]
+# ## How reliable is the agent? The reliability profile
+#
+# Outcome consistency (2p − 1)² per task — 1 when a task always or never succeeds — estimated without bias by the
+# U-statistic 1 − 4c(n − c)/(n(n − 1)); HAL's plug-in (2p̂ − 1)² is shown beside it for comparison with published
+# numbers (its bias 4p(1 − p)/K makes agents run with different K incomparable). Resource consistency: the
+# coefficient of variation of cost, turns and tool calls across a task's trials; trajectory consistency: the
+# Jensen–Shannon divergence of tool-name distributions and the edit similarity of tool-call sequences between
+# successful trials. Each with a task-level interval.
+
+# %%
+rel = stats.reliability(dev_res)
+print(rel.summary().to_text(width=110, digits=3))
+
+# %%
+plot.reliability_profile(rel)
+
+# %% [markdown]
 # ## What the score can see: tasks that pass by doing nothing
 #
 # A reward is the product of the components in the task's `reward_basis`. Where no gold action changes state

@@ -11,6 +11,7 @@ module imports this package.
     tauk ingest SRC... --store DIR        (then any PATH may be the store)
     tauk export PATH... --out DIR [--frames runs,trials,...]
     tauk consistency PATH... [--by FIELDS] [--infra drop|fail] [--alpha A] [--format table|json|csv|markdown]
+    tauk reliability PATH... [--by FIELDS] [--metrics NAMES] [--deviations] [--format table|json|csv|markdown]
     tauk validity TASKS_OR_RESULTS... [--per-task] [--evidence RESULTS] [--format table|json|csv|markdown]
     tauk leaderboard PATH [--domain NAMES] [--table ranking|rows|recovery|pairs|voice|all] [--format …]
     tauk leaderboard --verify SUBMISSION_DIR
@@ -29,6 +30,7 @@ from tauk.cli import (
     export,
     ingest,
     leaderboard,
+    reliability,
     report,
     summary,
     synth,
@@ -39,7 +41,7 @@ from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, consistency, validity, leaderboard, report, ingest, export, synth)
+SUBCOMMANDS = (summary, compare, audit, consistency, reliability, validity, leaderboard, report, ingest, export, synth)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):

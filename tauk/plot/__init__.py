@@ -46,9 +46,12 @@ from .failures import failure_breakdown, termination_reasons
 from .leaderboard import leaderboard, leaderboard_ranks
 from .noise import flaky_tasks, noise_floor
 from .passk import domain_estimates, pass_k_curve
+from .reliability import deviation_success, reliability_profile
 from .tasks import success_heatmap
 
 __all__ = [
+    "deviation_success",
+    "reliability_profile",
     "AGENT_PALETTE",
     "CATEGORY_PALETTE",
     "FIGSIZES",

@@ -30,10 +30,12 @@ from tauk.table import SummaryTable, latex_escape
 from . import _old_paths
 from .comparisons import Comparison, MultipleComparison, compare, compare_all
 from .comparisons.pvalues import adjust_pvalues, benjamini_hochberg, holm, sign_flip_pvalue
+from .deviation_profile import DeviationProfile, deviation_profile
 from .noise import ConsistencyResult, consistency
 from .options import ADJUSTMENTS, CI_METHODS, PAIRED_TESTS, IntervalOptions
 from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
 from .power import PowerResult, power, power_analysis, tasks_needed
+from .reliability import ReliabilityProfile, reliability
 from .summary import Overall, Summary, overall, summarize
 from .tasks import as_trials, merge_task_counts, task_counts
 
@@ -53,7 +55,9 @@ __all__ = [
     "PAIRED_TESTS",
     "Comparison",
     "ConsistencyResult",
+    "DeviationProfile",
     "IntervalOptions",
+    "ReliabilityProfile",
     "MultipleComparison",
     "Overall",
     "PassKResult",
@@ -68,8 +72,10 @@ __all__ = [
     "consistency",
     "holm",
     "latex_escape",
+    "deviation_profile",
     "merge_task_counts",
     "overall",
+    "reliability",
     "pass_at_k",
     "pass_hat_k",
     "per_task",

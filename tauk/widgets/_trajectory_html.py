@@ -18,7 +18,7 @@ from tauk.conventions import NORMAL_ENDINGS, is_success
 
 from ._common import esc
 
-__all__ = ["render_trajectory", "failure_reasons", "MAX_CHARS"]
+__all__ = ["render_trajectory", "failure_reasons", "deviation_item", "MAX_CHARS"]
 
 MAX_CHARS = 4000
 
@@ -46,6 +46,9 @@ _STYLE = """<style>
 .tauk-badge-bad{background:#ffcdd2;color:#b71c1c}
 .tauk-end{padding:4px 8px;margin-top:6px;border-radius:4px;background:#eceff1}
 .tauk-end.tauk-premature{background:#ffcdd2;color:#b71c1c;font-weight:600}
+.tauk-call.tauk-decisive{border:2px solid #c62828;background:#fff5f5}
+.tauk-badge-dev{background:#c62828;color:#fff}
+.tauk-badge-warn{background:#ffe0b2;color:#e65100}
 </style>"""
 
 
@@ -170,6 +173,7 @@ def render_trajectory(
     trial: Mapping[str, Any] | None = None,
     communicate: Any = None,
     actions: Any = None,
+    deviations: Any = None,
     max_chars: int | None = MAX_CHARS,
     style: bool = True,
 ) -> str:
@@ -178,8 +182,9 @@ def render_trajectory(
     ``messages`` / ``tool_calls``: that simulation's rows of ``Results.messages`` / ``Results.tool_calls`` (Polars
     frames or lists of dicts). ``trial``: its row of the trials frame or of :func:`tauk.score` (for reward,
     termination reason and ``failure``). ``communicate`` / ``actions``: its rows of
-    :func:`tauk.scoring.communicate_checks` / :func:`tauk.scoring.action_checks`. Long texts are cut at
-    ``max_chars``. All text is HTML-escaped.
+    :func:`tauk.scoring.communicate_checks` / :func:`tauk.scoring.action_checks`. ``deviations``: its rows of
+    :func:`tauk.scoring.deviations` — the first decisive deviation is named in the "why" box and its call outlined,
+    other deviating calls badged. Long texts are cut at ``max_chars``. All text is HTML-escaped.
     """
     msgs = sorted(_rows(messages), key=lambda m: (m.get("message_idx") is None, m.get("message_idx") or 0))
     calls = sorted(_rows(tool_calls), key=lambda c: (c.get("call_idx") is None, c.get("call_idx") or 0))
@@ -203,7 +208,14 @@ def render_trajectory(
     out: list[str] = [_STYLE] if style else []
     out.append("<div class='tauk-trajectory'>")
     out.append(_header(trial))
-    out.append(_why(trial, comm if communicate is not None else None, acts if actions is not None else None, max_chars))
+    devs = _rows(deviations)
+    first = next((d for d in devs if d.get("decisive")), None)
+    dev_by_call: dict[Any, list[dict]] = {}
+    for d in devs:
+        if d.get("call_idx") is not None and d.get("state_changing"):
+            dev_by_call.setdefault(d["call_idx"], []).append(d)
+    out.append(_why(trial, comm if communicate is not None else None, acts if actions is not None else None, max_chars,
+                    first))
 
     seen_msg = set()
     for m in msgs:
@@ -212,11 +224,12 @@ def render_trajectory(
         role = str(m.get("role") or "unknown")
         if role == "tool" and m.get("tool_call_id") in answered:
             continue  # shown under the call it answers
-        out.append(_message(m, calls_by_msg.get(idx, []), gold_by_call, said_by_msg.get(idx, []), max_chars))
+        out.append(_message(m, calls_by_msg.get(idx, []), gold_by_call, said_by_msg.get(idx, []), max_chars,
+                            dev_by_call, first))
     for idx, cs in calls_by_msg.items():  # calls whose carrying message is missing from ``messages``
         if idx not in seen_msg:
             out.append(_message({"message_idx": idx, "role": cs[0].get("role") or "assistant"}, cs, gold_by_call, [],
-                                max_chars))
+                                max_chars, dev_by_call, first))
     if not msgs and not calls:
         out.append("<div class='tauk-end'>no messages recorded for this simulation</div>")
     out.append(_ending(trial))
@@ -242,9 +255,33 @@ def _header(trial: Mapping[str, Any]) -> str:
     return "<div class='tauk-head'>" + " · ".join(parts) + "</div>"
 
 
-def _why(trial: Mapping[str, Any], comm: Any, acts: Any, max_chars: int | None) -> str:
+def deviation_item(d: Mapping[str, Any], max_chars: int | None = MAX_CHARS) -> str:
+    """An escaped ``<li>`` naming a deviation of :func:`tauk.scoring.deviations` (kind, tool, where)."""
+    kind = str(d.get("kind"))
+    tool = esc(d.get("tool"))
+    where = (f"tool call #{esc(d.get('call_idx'))}, turn {esc(d.get('turn'))}" if d.get("call_idx") is not None
+             else f"never made (the conversation ended at turn {esc(d.get('turn'))})")  # fmt: skip
+    if kind == "wrong_args":
+        what = f"wrong arguments to <code>{tool}</code> ({esc(', '.join(d.get('wrong_args') or []))})"
+        gold = d.get("gold_arguments")
+        if gold is not None:
+            what += f"; gold: <code>{esc(_clip(_call_sig(d.get('tool'), gold), max_chars))}</code>"
+    elif kind == "extra":
+        what = f"a write no gold action asks for: <code>{tool}</code>"
+    elif kind == "missing":
+        what = (f"gold action #{esc(d.get('action_idx'))} missing: "
+                f"<code>{esc(_clip(_call_sig(d.get('tool'), d.get('gold_arguments')), max_chars))}</code>")  # fmt: skip
+    else:
+        what = f"<code>{tool}</code> out of gold order (gold action #{esc(d.get('action_idx'))})"
+    return f"<li><b>first decisive deviation</b>: {what} — {where}</li>"
+
+
+def _why(trial: Mapping[str, Any], comm: Any, acts: Any, max_chars: int | None,
+         first: Mapping[str, Any] | None = None) -> str:  # fmt: skip
     ok = _success(trial) if trial else None
     items, outside = _reasons(trial, comm, acts, max_chars)
+    if first is not None:
+        items = [deviation_item(first, max_chars), *items]
     extra = ""
     if outside:
         extra = ("<div class='tauk-outside'>checks outside the reward basis (they do not change the reward):<ul>"
@@ -259,7 +296,8 @@ def _why(trial: Mapping[str, Any], comm: Any, acts: Any, max_chars: int | None) 
 
 
 def _message(m: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], gold_by_call: Mapping[Any, list],
-             said: Sequence[Mapping[str, Any]], max_chars: int | None) -> str:  # fmt: skip
+             said: Sequence[Mapping[str, Any]], max_chars: int | None, dev_by_call: Mapping[Any, list] | None = None,
+             first: Mapping[str, Any] | None = None) -> str:  # fmt: skip
     role = str(m.get("role") or "unknown")
     css = re.sub(r"[^a-z0-9_-]", "", role.lower()) or "unknown"
     label = f"{role} #{m.get('message_idx')}" if m.get("message_idx") is not None else role
@@ -275,18 +313,34 @@ def _message(m: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], gold_by_c
     if content is not None and str(content) != "":
         parts.append(f"<pre class='tauk-content'>{esc(_clip(str(content), max_chars))}</pre>")
     for c in calls:
-        parts.append(_call(c, gold_by_call.get(c.get("call_idx"), []), max_chars))
+        devs = (dev_by_call or {}).get(c.get("call_idx"), [])
+        parts.append(_call(c, gold_by_call.get(c.get("call_idx"), []), max_chars, devs,
+                           first is not None and first.get("call_idx") == c.get("call_idx")))
     parts.append("</div>")
     return "".join(parts)
 
 
-def _call(c: Mapping[str, Any], golds: Iterable[Mapping[str, Any]], max_chars: int | None) -> str:
+def _call(c: Mapping[str, Any], golds: Iterable[Mapping[str, Any]], max_chars: int | None,
+          devs: Sequence[Mapping[str, Any]] = (), is_first: bool = False) -> str:  # fmt: skip
     badges = "".join(
         f"<span class='tauk-badge tauk-badge-ok'>matches gold action #{esc(g.get('action_idx'))}</span>" for g in golds
     )
+    for d in devs:
+        label = str(d.get("kind")).replace("_", " ")
+        if d.get("wrong_args"):
+            label += ": " + ", ".join(str(a) for a in d["wrong_args"])
+        if d.get("decisive"):
+            cls = "tauk-badge-dev"
+        else:
+            cls = "tauk-badge-warn"
+            label += f" (neutral: {d.get('neutral')})"
+        badges += f"<span class='tauk-badge {cls}'>{esc(label)}</span>"
+    if is_first:
+        badges += "<span class='tauk-badge tauk-badge-dev'>first decisive deviation</span>"
     who = f" <span class='tauk-label'>by {esc(c['requestor'])}</span>" if c.get("requestor") not in (None, "assistant") else ""
     out = [
-        f"<div class='tauk-call'><span class='tauk-label'>tool call #{esc(c.get('call_idx'))}</span> "
+        f"<div class='tauk-call{' tauk-decisive' if is_first else ''}'><span class='tauk-label'>tool call "
+        f"#{esc(c.get('call_idx'))}</span> "
         f"<span class='tauk-call-name'>{esc(c.get('name'))}</span>{who}{badges}",
         f"<pre class='tauk-args'>{esc(_clip(_pretty_json(c.get('arguments')), max_chars))}</pre>",
     ]

@@ -76,6 +76,16 @@ class TrajectoryViewer(WidgetBase):
             self._checks = (scoring.communicate_checks(self.results), scoring.action_checks(self.results))
         return self._checks
 
+    @property
+    def deviations(self) -> pl.DataFrame | None:
+        """:func:`tauk.scoring.deviations` of the whole results (computed on first use; None if they cannot be)."""
+        if not hasattr(self, "_deviations"):
+            try:
+                self._deviations = scoring.deviations(self.results)
+            except TaukError:
+                self._deviations = None
+        return self._deviations
+
     def _run_rows(self) -> pl.DataFrame:
         df = self._table.filter(pl.col("run_id") == self.run.value)
         if self.failures_only.value:
@@ -88,12 +98,14 @@ class TrajectoryViewer(WidgetBase):
         rows = self._table.filter(key).drop("_ok")
         trial = rows.row(0, named=True) if rows.height else {"run_id": run_id, "simulation_id": simulation_id}
         comm, acts = self.checks
+        devs = self.deviations
         return render_trajectory(
             self.results.messages.filter(key),
             self.results.tool_calls.filter(key),
             trial=trial,
             communicate=comm.filter(key),
             actions=acts.filter(key),
+            deviations=devs.filter(key) if devs is not None else None,
             max_chars=self.max_chars,
         )
 

@@ -1,0 +1,110 @@
+"""Upstream's replay, call by call: which tool calls and which gold actions change τ²-bench's state (the judge of
+tauk's action-level attribution on the shared τ²-bench files).
+
+For every simulation of each results file, on the domain's own environment (τ²-bench imported as a library):
+
+* the trajectory's calls are replayed the way upstream's DB check replays them (``Environment.set_state``: the
+  task's initial state, then each state-changing call through ``get_response``, reads skipped), and for each call
+  the pair (agent DB hash, user DB hash) is read before and after — ``changed`` is whether it moved;
+* the gold actions are replayed the way the gold environment is built (``make_tool_call`` in gold order, errors
+  logged and ignored) with the same before / after reading.
+
+    TAU2_DATA_DIR=../shared/upstream/tau2-bench/data /work/venv312/bin/python \\
+        benchmarks/deviation_evidence_upstream.py ../shared/data/tau2/*.json \\
+        --out benchmarks/results/deviation_evidence_upstream.json
+
+The output maps results file name → simulation id → ``{"calls": {call_idx: changed}, "gold": {action_idx:
+changed}, "db": recorded db_reward}`` (``call_idx``: the call's 0-based position among all the simulation's tool
+calls, tauk's key). ``tests/test_scoring_deviations.py`` reads it: the deviations tauk calls neutral or decisive
+are checked against what the replay says each call did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+", type=Path)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+
+    import logging
+
+    from loguru import logger
+
+    logger.remove()
+    logging.disable(logging.WARNING)
+    from tau2.data_model.message import AssistantMessage, ToolMessage, UserMessage
+    from tau2.data_model.simulation import Results
+    from tau2.registry import registry
+    from tau2.scripts.evaluate_trajectories import _build_eval_env_kwargs, is_solo_mode
+
+    out: dict[str, dict] = {}
+    for path in args.files:
+        try:
+            results = Results.load(path)
+        except Exception as exc:  # noqa: BLE001 — a file upstream cannot read is reported, not fatal
+            print(f"{path.name}: upstream cannot load it ({type(exc).__name__}), skipped", file=sys.stderr)
+            continue
+        if not results.simulations:
+            continue
+        domain = results.info.environment_info.domain_name
+        solo = is_solo_mode(results)
+        make_env = registry.get_env_constructor(domain)
+        tasks = {str(t.id): t for t in results.tasks}
+        rows, start = {}, time.process_time()
+        for sim in results.simulations:
+            task = tasks.get(str(sim.task_id))
+            if task is None or sim.messages is None:
+                continue
+            kw = _build_eval_env_kwargs(domain, task) or {}
+            init = task.initial_state
+            data = init.initialization_data if init is not None else None
+            actions = init.initialization_actions if init is not None else None
+            history = list(init.message_history or []) if init is not None else []
+
+            def hashes(env):
+                return env.get_db_hash(), env.get_user_db_hash()
+
+            env = make_env(solo_mode=solo, **kw)
+            env.set_state(initialization_data=data, initialization_actions=actions, message_history=history,
+                          strict=False)  # fmt: skip
+            calls, idx = {}, 0
+            for msg in sim.messages:
+                if isinstance(msg, AssistantMessage | UserMessage) and msg.is_tool_call():
+                    for tc in msg.tool_calls:
+                        before = hashes(env)
+                        if env._has_tool(tc.name) and env._is_mutating_tool(tc.name):
+                            env.get_response(tc)
+                        calls[idx] = hashes(env) != before
+                        idx += 1
+                elif isinstance(msg, ToolMessage):
+                    continue
+            gold_env = make_env(**kw)
+            gold_env.set_state(initialization_data=data, initialization_actions=actions, message_history=history,
+                               strict=False)  # fmt: skip
+            gold = {}
+            for i, action in enumerate(task.evaluation_criteria.actions or [] if task.evaluation_criteria else []):
+                before = hashes(gold_env)
+                try:
+                    gold_env.make_tool_call(tool_name=action.name, requestor=action.requestor, **action.arguments)
+                except Exception:  # noqa: BLE001 — upstream's gold replay logs and goes on
+                    pass
+                gold[i] = hashes(gold_env) != before
+            db = sim.reward_info.db_check.db_reward if sim.reward_info and sim.reward_info.db_check else None
+            rows[sim.id] = {"calls": calls, "gold": gold, "db": db}
+        out[path.name] = rows
+        print(f"{path.name}: {len(rows)} simulations replayed, {time.process_time() - start:.1f} s CPU",
+              file=sys.stderr)  # fmt: skip
+    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,107 @@
+"""tauk.stats.reliability against independent computations: the raw τ-bench JSON counted by hand, scipy's
+Jensen–Shannon distance, a pure-Python Levenshtein, and a seeded simulation of the bias."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.spatial.distance import jensenshannon
+
+import tauk
+from tauk.stats.reliability import edit_similarity, outcome_plugin, outcome_u
+
+
+def _lev(a, b):
+    d = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        p, d[0] = d[:], i
+        for j, y in enumerate(b, 1):
+            d[j] = min(p[j] + 1, d[j - 1] + 1, p[j - 1] + (x != y))
+    return d[-1]
+
+
+def test_taubench_file_by_hand(shared_data):
+    path = shared_data / "taubench" / "gpt-4o_airline_4trials.json"
+    raw = json.loads(path.read_text())
+    by_task = collections.defaultdict(list)
+    for s in raw:
+        names = [tc["function"]["name"] for m in s["traj"] for tc in (m.get("tool_calls") or [])]
+        by_task[s["task_id"]].append((s["reward"] == 1, names))
+    u, plug, jsd, sim = [], [], [], []
+    for trials in by_task.values():
+        n, c = len(trials), sum(ok for ok, _ in trials)
+        # the probability that two distinct trials agree minus that they disagree
+        pairs = list(itertools.combinations([ok for ok, _ in trials], 2))
+        u.append(sum(1 if a == b else -1 for a, b in pairs) / len(pairs))
+        plug.append((2 * c / n - 1) ** 2)
+        ok = [names for good, names in trials if good]
+        if len(ok) >= 2:
+            js, es = [], []
+            for a, b in itertools.combinations(ok, 2):
+                vocab = sorted(set(a) | set(b))
+                pa = np.array([a.count(v) for v in vocab], float)
+                pb = np.array([b.count(v) for v in vocab], float)
+                js.append(jensenshannon(pa / pa.sum(), pb / pb.sum(), base=2) ** 2 if len(a) and len(b)
+                          else (0.0 if not a and not b else 1.0))  # fmt: skip
+                es.append(1 - _lev(a, b) / max(len(a), len(b)) if max(len(a), len(b)) else 1.0)
+            jsd.append(np.mean(js))
+            sim.append(np.mean(es))
+    row = tauk.stats.reliability(tauk.load(path)).to_frame().row(0, named=True)
+    assert row["outcome_consistency"] == pytest.approx(np.mean(u), abs=1e-12)
+    assert round(row["outcome_consistency"], 3) == 0.413  # the issue's figure, from the count above
+    assert row["outcome_consistency_plugin"] == pytest.approx(np.mean(plug), abs=1e-12)
+    assert round(row["outcome_consistency_plugin"], 3) == 0.560
+    assert row["trajectory_jsd"] == pytest.approx(np.mean(jsd), abs=1e-9)
+    assert row["trajectory_edit_similarity"] == pytest.approx(np.mean(sim), abs=1e-12)
+    assert row["trajectory_jsd_tasks"] == len(jsd)
+
+
+def test_edit_similarity_equals_levenshtein():
+    rng = np.random.default_rng(3)
+    a = [rng.integers(0, 4, rng.integers(0, 15)) for _ in range(2000)]
+    b = [rng.integers(0, 4, rng.integers(0, 15)) for _ in range(2000)]
+    want = [1 - _lev(list(x), list(y)) / max(len(x), len(y)) if max(len(x), len(y)) else 1.0 for x, y in zip(a, b)]
+    assert np.allclose(edit_similarity(a, b), want)
+
+
+@pytest.mark.parametrize("K", [2, 3, 5, 8])
+def test_u_statistic_is_unbiased_plugin_is_not(K):
+    """Exact expectation over c ~ Binomial(K, p) (no simulation noise): E[U] = (2p - 1)²."""
+    from scipy.stats import binom
+
+    for p in (0.0, 0.13, 0.5, 0.77, 1.0):
+        c = np.arange(K + 1)
+        w = binom.pmf(c, K, p)
+        assert float(w @ outcome_u(np.full(K + 1, K), c)) == pytest.approx((2 * p - 1) ** 2, abs=1e-12)
+        assert float(w @ outcome_plugin(np.full(K + 1, K), c)) == pytest.approx(
+            (2 * p - 1) ** 2 + 4 * p * (1 - p) / K, abs=1e-12)
+
+
+def test_profile_on_a_frame_and_summary_renders():
+    trials = pl.DataFrame({"agent": ["a"] * 6, "domain": ["d"] * 6, "task_id": ["1", "1", "1", "2", "2", "2"],
+                           "reward": [1.0, 0.0, 1.0, 1.0, 1.0, 1.0], "agent_cost": [1.0, 2.0, 3.0, 1.0, 1.0, 1.0]})
+    prof = tauk.stats.reliability(trials)
+    row = prof.to_frame().row(0, named=True)
+    assert row["outcome_consistency"] == pytest.approx(np.mean([1 - 4 * 2 * 1 / 6, 1.0]))
+    assert row["trajectory_jsd"] is None or np.isnan(row["trajectory_jsd"])
+    for text in (prof.summary().to_text(), prof.summary().to_html(), prof.summary().to_latex()):
+        assert "outcome consistency" in text
+
+
+def test_cli_and_figures(capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tauk.cli import main
+
+    assert main(["reliability", "data", "--deviations", "--metrics", "outcome_consistency"]) == 0
+    out = capsys.readouterr().out
+    assert "outcome consistency (U)" in out and "Success by number of state-changing deviations" in out
+    res = tauk.load("data")
+    assert tauk.plot.reliability_profile(tauk.stats.reliability(res)).axes
+    assert tauk.plot.deviation_success(tauk.stats.deviation_profile(res)).axes
