@@ -166,15 +166,17 @@ STATS_LAYERS: dict[str, int] = {
     "tasks": 1,
     "intervals": 2,
     "noise": 2,
+    "reliability": 2,
     "estimate": 3,
     "passk": 4,
     "summary": 4,
     "comparisons": 5,
     "power": 6,
+    "deviation_profile": 6,
 }
 """Layer of each part of ``tauk.stats`` (its module, or its package); a part imports only from lower layers."""
 
-BESIDE = {"noise"}
+BESIDE = {"noise", "reliability", "deviation_profile"}
 """Parts no other part of the statistics builds on (only the facade ``tauk.stats`` imports them)."""
 
 STATS = sorted(p for p in (ROOT / "stats").rglob("*.py") if p != ROOT / "stats" / "__init__.py")
