@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "synth": 1,
     "results": 2,
     "store": 2,
+    "replay": 3,
     "scoring": 3,
     "stats": 4,
     "plot": 5,

@@ -190,6 +190,9 @@ TASKS = _contract(
     ("n_communicate_info", "i64", "communicate strings"),
     ("n_nl_assertions", "i64", "natural-language assertions"),
     ("description", "str?", "`description` as JSON"),
+    ("initial_state", "str?", "`initial_state` as JSON (initialization data and actions, message history)"),
+    ("env_assertions", "str?", "`evaluation_criteria.env_assertions` as a JSON list; null when the list is null"),
+    ("actions_null", "bool", "`evaluation_criteria.actions` is null (τ²-bench then replays no gold state)"),
 )
 """``tasks``: one row per (run, task definition)."""
 

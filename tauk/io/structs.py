@@ -63,6 +63,7 @@ class Task(Struct):
     id: str | int
     description: Raw = NULL
     evaluation_criteria: EvaluationCriteria | None = None
+    initial_state: Raw = NULL
 
 
 # ---- reward info -------------------------------------------------------------------------------------------------

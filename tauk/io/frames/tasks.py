@@ -44,6 +44,12 @@ def _task_rows(task_cols: dict[str, list], action_cols: dict[str, list], rid: st
         task_cols["n_communicate_info"].append(len(ec.communicate_info or ()) if ec else 0)
         task_cols["n_nl_assertions"].append(len(ec.nl_assertions or ()) if ec else 0)
         task_cols["description"].append(raw_text(t.description))
+        task_cols["initial_state"].append(raw_text(t.initial_state))
+        assertions = ec.env_assertions if ec is not None else None
+        task_cols["env_assertions"].append(
+            None if assertions is None else "[" + ",".join(raw_text(a) or "null" for a in assertions) + "]"
+        )
+        task_cols["actions_null"].append(ec is None or ec.actions is None)
         for i, a in enumerate((ec.actions or ()) if ec else ()):
             action_cols["run_id"].append(rid)
             action_cols["task_id"].append(tid)
