@@ -4,7 +4,8 @@ The outermost layer: each subcommand is a module here calling the public functio
 module imports this package.
 
     tauk summary PATH... [--by FIELDS] [--infra drop|fail] [--format table|json|csv|markdown] [--ci LEVEL ...]
-    tauk audit PATH... [--format table|json] [--tasks TASKS_FILE]
+    tauk audit PATH... [--format table|json] [--tasks TASKS_FILE] [--replay [--workers N]]
+    tauk score PATH... [--replay [--workers N]] [--tasks TASKS_FILE] [--evaluation TYPE] [--out FILE]
     tauk compare PATH... --a LABEL --b LABEL [--k K] [--by domain] [--format table|json|csv|markdown]
     tauk synth OUT_DIR ... | tauk synth --sample
     tauk report PATH... --out DIR
@@ -19,13 +20,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tauk.cli import audit, compare, consistency, export, ingest, report, summary, synth
+from tauk.cli import audit, compare, consistency, export, ingest, report, score, summary, synth
 from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, consistency, report, ingest, export, synth)
+SUBCOMMANDS = (summary, compare, audit, score, consistency, report, ingest, export, synth)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):
