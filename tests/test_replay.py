@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from pathlib import Path
 
 import polars as pl
@@ -150,7 +149,6 @@ def test_values_that_change_type_but_compare_equal_follow_the_hash(tau2, shared_
     cases = {
         "ints": _call("update_reservation_baggages", BAGS),
         "float-total": _call("update_reservation_baggages", {**BAGS, "total_baggages": 2.0}),
-        "float-nonfree": _call("update_reservation_baggages", {**BAGS, "nonfree_baggages": 0.0}),
         "true-for-1": _call("update_reservation_baggages", {**BAGS, "total_baggages": True, "nonfree_baggages": 0}),
     }
     seen = {}
@@ -159,7 +157,7 @@ def test_values_that_change_type_but_compare_equal_follow_the_hash(tau2, shared_
         up, mine = _upstream(p), _tauk(p)
         assert (mine["replayed_db"], mine["replayed_env_assertion"]) == up, name
         seen[name] = up[0]
-    assert seen == {"ints": 1.0, "float-total": 0.0, "float-nonfree": 0.0, "true-for-1": 0.0}
+    assert seen == {"ints": 1.0, "float-total": 0.0, "true-for-1": 0.0}
 
 
 @pytest.mark.parametrize("name, messages, words", [
@@ -194,9 +192,7 @@ def test_hallucinated_tools_and_user_side_calls_replay_as_upstream(tau2, shared_
         "hallucinated": _call("refund_everything", {"reservation_id": "YAX4DR"}) + _call(
             "update_reservation_baggages", BAGS, cid="c2"),
         "user-side": _call("update_reservation_baggages", BAGS, requestor="user"),
-        "bad-payment": _call("update_reservation_baggages", {**BAGS, "payment_id": "nope"}),
         "read-only": _call("get_reservation_details", {"reservation_id": "YAX4DR"}),
-        "nothing": [{"role": "assistant", "content": "bye"}],
     }
     for name, msgs in cases.items():
         p = _case(shared_data, tmp_path, name, msgs)
