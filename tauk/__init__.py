@@ -22,7 +22,7 @@ from tauk.io import load_tasks
 from tauk.results import Results, load
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tauk import plot, scoring, stats, widgets
+    from tauk import plot, replay, scoring, stats, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
     from tauk.store import ingest
@@ -32,6 +32,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "scoring": ("tauk.scoring", None),
+    "replay": ("tauk.replay", None),
     "stats": ("tauk.stats", None),
     "plot": ("tauk.plot", None),
     "widgets": ("tauk.widgets", None),
@@ -76,6 +77,7 @@ __all__ = [
     "ingest",
     "open",
     "plot",
+    "replay",
     "score",
     "scoring",
     "stats",

@@ -32,13 +32,14 @@ Examples
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from tauk.replay._run import REPLAY_SCHEMA, executor, run_plan, to_frame, workers_count
+from tauk.replay._run import REPLAY_SCHEMA, executor, replay_parts, run_plan, to_frame, workers_count
 from tauk.replay._upstream import INSTALL_HINT, ReplayUnavailable, available, require, tau2_version
 
 __all__ = ["INSTALL_HINT", "REPLAY_SCHEMA", "REPLAY_STATUSES", "ReplayUnavailable", "available", "replay",
@@ -90,18 +91,28 @@ def replay(results: Any, *, tasks: Any = None, workers: int | str = 1, progress:
             from tauk.io.load import load_tasks
 
             tasks = load_tasks(tasks)
-        parts = results.partitions()
         total = int(results.trials_columns(["simulation_id"]).height) if hasattr(results, "trials_columns") else None
-        out = []
         with _pool(n_workers) as pool, _bar(total, progress) as bar:
-            for part in parts:
-                p = plan(part, tasks)
-                out.append(to_frame(p.keys, run_plan(p, pool=pool, workers=n_workers, verify=verify, bar=bar)))
+            out = replay_parts(results.partitions(), pool, n_workers, tasks, verify, bar)
         return pl.concat(out) if out else pl.DataFrame(schema=REPLAY_SCHEMA)
-    p = plan(results, tasks)
-    with _pool(n_workers if len(p.jobs) > 1 else 1) as pool, _bar(p.keys.height, progress) as bar:
-        outcomes = run_plan(p, pool=pool, workers=n_workers, verify=verify, bar=bar)
+    with _pool(n_workers) as pool:  # its workers start while the jobs are planned here
+        p = plan(results, tasks)
+        with _bar(p.keys.height, progress) as bar:
+            outcomes = run_plan(p, pool=pool if len(p.jobs) > 1 else None, workers=n_workers, verify=verify,
+                                bar=bar)  # fmt: skip
     return to_frame(p.keys, outcomes)
+
+
+def _noop() -> None:
+    return None
+
+
+def _warm(pool: Any, n: int) -> None:
+    try:
+        for _ in range(n):
+            pool.submit(_noop)
+    except RuntimeError:  # the pool was shut down first
+        pass
 
 
 class _pool:
@@ -112,6 +123,9 @@ class _pool:
     def __enter__(self) -> Any:
         if self.workers > 1:
             self.pool = executor(self.workers)
+            # start the workers in the background (the fork server imports τ²-bench first, for seconds) while this
+            # process plans the jobs
+            threading.Thread(target=_warm, args=(self.pool, self.workers), daemon=True).start()
         return self.pool
 
     def __exit__(self, *exc: Any) -> None:

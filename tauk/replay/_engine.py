@@ -127,6 +127,12 @@ class _Parsed:
         ], sort_keys=True, default=str).encode()).hexdigest()  # fmt: skip
 
 
+def _copy(template: Any, **values: Any) -> Any:
+    obj = template.__copy__()
+    obj.__dict__.update(values)
+    return obj
+
+
 def _sorted(v: Any) -> Any:
     if isinstance(v, set | frozenset):
         return sorted(v, key=str)
@@ -237,8 +243,24 @@ class Engine:
                 base.verify()
 
     # -- one simulation -------------------------------------------------------------------------------------------
-    def messages(self, job: Job) -> list[Any]:
+    def _templates(self) -> dict[str, Any]:
+        """One message of each kind, built once: a simulation's messages are shallow copies with their values
+        set (``model_construct`` runs every default factory of τ²-bench's ~35 message fields each time)."""
         m = self.m
+        return {
+            "assistant": m.AssistantMessage.model_construct(role="assistant", content=None, tool_calls=None),
+            "user": m.UserMessage.model_construct(role="user", content=None, tool_calls=None),
+            "tool": m.ToolMessage.model_construct(id="", role="tool", content=None),
+            "system": m.SystemMessage.model_construct(role="system", content=None),
+            "call": m.ToolCall.model_construct(id="", name="", arguments={}, requestor="assistant"),
+        }
+
+    def messages(self, job: Job) -> list[Any]:
+        """The recorded messages as τ²-bench's message models (what ``Environment.set_state`` reads: roles, tool
+        calls, tool-message ids and contents)."""
+        tmpl = self.__dict__.get("_tmpl")
+        if tmpl is None:
+            tmpl = self._tmpl = self._templates()
         out = []
         for role, content, tool_id, calls in job.messages:
             tcs = None
@@ -254,18 +276,16 @@ class Engine:
                         raise _Failure("not_replayable", f"tool call {name!r}: arguments are not a JSON object")
                     if requestor not in (None, "assistant", "user"):
                         raise _Failure("not_replayable", f"tool call {name!r}: requestor {requestor!r}")
-                    tcs.append(m.ToolCall.model_construct(id=cid or "", name=name, arguments=arguments,
-                                                          requestor=requestor or "assistant"))  # fmt: skip
-            if role == "assistant":
-                out.append(m.AssistantMessage.model_construct(role="assistant", content=content, tool_calls=tcs))
-            elif role == "user":
-                out.append(m.UserMessage.model_construct(role="user", content=content, tool_calls=tcs))
+                    tcs.append(_copy(tmpl["call"], id=cid or "", name=name, arguments=arguments,
+                                     requestor=requestor or "assistant"))  # fmt: skip
+            if role in ("assistant", "user"):
+                out.append(_copy(tmpl[role], content=content, tool_calls=tcs))
             elif role == "tool":
                 if tool_id is None:
                     raise _Failure("not_replayable", "a tool message without the id of its call")
-                out.append(m.ToolMessage.model_construct(id=tool_id, role="tool", content=content))
+                out.append(_copy(tmpl["tool"], id=tool_id, content=content))
             elif role == "system":
-                out.append(m.SystemMessage.model_construct(role="system", content=content))
+                out.append(_copy(tmpl["system"], content=content))
             else:
                 raise _Failure("not_replayable", f"a message with role {role!r}")
         return out

@@ -82,6 +82,47 @@ def run_plan(plan: Plan, *, pool: Executor | None = None, workers: int = 1, veri
     return out
 
 
+def replay_part(part: Any, tasks: Any = None, verify: bool = False) -> pl.DataFrame:
+    """Plan and replay one part of a store in this process (what a worker process does with a part)."""
+    from tauk.replay._jobs import plan
+
+    p = plan(part, tasks)
+    return to_frame(p.keys, run_plan(p, verify=verify))
+
+
+def replay_parts(parts: Iterable[Any], pool: Executor | None, workers: int, tasks: Any, verify: bool,
+                 bar: Any = None) -> list[pl.DataFrame]:  # fmt: skip
+    """Replay a store part by part: here, or each part planned and replayed by a worker process (at most two
+    parts per worker in flight, so memory stays that of a few parts)."""
+    out: dict[int, pl.DataFrame] = {}
+    if pool is None:
+        for i, part in enumerate(parts):
+            out[i] = replay_part(part, tasks, verify)
+            if bar is not None:
+                bar.update(out[i].height)
+        return [out[i] for i in sorted(out)]
+    pending: dict[Any, int] = {}
+    it = iter(enumerate(parts))
+
+    def submit() -> bool:
+        nxt = next(it, None)
+        if nxt is None:
+            return False
+        pending[pool.submit(replay_part, nxt[1], tasks, verify)] = nxt[0]
+        return True
+
+    while len(pending) < 2 * workers and submit():
+        pass
+    while pending:
+        done = next(as_completed(list(pending)))
+        i = pending.pop(done)
+        out[i] = done.result()
+        if bar is not None:
+            bar.update(out[i].height)
+        submit()
+    return [out[i] for i in sorted(out)]
+
+
 def to_frame(keys: pl.DataFrame, outcomes: Iterable[Outcome]) -> pl.DataFrame:
     """The replay frame: one row per simulation of ``keys``, in its order."""
     rows = sorted(outcomes, key=lambda o: o.pos)
