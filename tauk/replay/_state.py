@@ -23,7 +23,6 @@ import hashlib
 import json
 import pickle
 import typing
-from collections import defaultdict
 from typing import Any
 
 from tauk.replay._tracking import TrackedDict, TrackedList
@@ -62,16 +61,6 @@ def _plain(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _copier(value: Any) -> Any:
-    """A function returning fresh deep copies of ``value``: unpickling (several times faster than ``deepcopy`` for
-    pydantic models), or ``deepcopy`` for what does not pickle."""
-    try:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # noqa: BLE001
-        return lambda: copy.deepcopy(value)
-    return lambda: pickle.loads(data)
-
-
 def _value_type(model: type, name: str) -> type | None:
     """The record class of a ``dict[str, Record]`` field (None when the annotation is anything else)."""
     ann = model.model_fields[name].annotation
@@ -86,15 +75,16 @@ class Slot:
 
     def __init__(self, db: Any) -> None:
         self.db = db
-        self.pristine = pickle.loads(pickle.dumps(db, protocol=pickle.HIGHEST_PROTOCOL))
         self.fields = list(type(db).model_fields)
         self.dict_fields: list[str] = []
         self.list_fields: list[str] = []
         self.other_fields: list[str] = []
         self.record_type: dict[str, type | None] = {}
         self.trackers: dict[str, Any] = {}
-        self._field_copy: dict[str, Any] = {}
-        self._record_copy: dict[tuple[str, Any], Any] = {}
+        self._bytes: dict[str, bytes | None] = {}  # each field pickled once: its fresh copies, and "unchanged?"
+        self._record_bytes: dict[tuple[str, Any], bytes] = {}
+        self.pristine = copy.copy(db)  # the same model, its fields replaced by copies below
+        values = {}
         for name in self.fields:
             v = db.__dict__.get(name)
             if type(v) is dict:
@@ -104,13 +94,30 @@ class Slot:
                 self.list_fields.append(name)
             else:
                 self.other_fields.append(name)
-            self._field_copy[name] = _copier(self.pristine.__dict__.get(name))
-            self._install(name)
+            try:
+                self._bytes[name] = pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)
+                values[name] = pickle.loads(self._bytes[name])
+            except Exception:  # noqa: BLE001 - what does not pickle is deep-copied
+                self._bytes[name] = None
+                values[name] = copy.deepcopy(v)
+        self.pristine.__dict__.update(values)
+        for name in self.dict_fields + self.list_fields:  # the live containers, tracked (same records)
+            t = (TrackedDict if name in self.dict_fields else TrackedList)(db.__dict__[name])
+            self.trackers[name] = t
+            db.__dict__[name] = t
         self._base: dict[tuple[str, Any], str] = {}
-        self.pristine_hash = hashlib.sha256(serialise(self.pristine.model_dump()).encode()).hexdigest()
+        self.n_whole_restores = 0
+
+    @property
+    def pristine_hash(self) -> str:
+        return hashlib.sha256(serialise(self.pristine.model_dump()).encode()).hexdigest()
+
+    def _fresh(self, name: str) -> Any:
+        b = self._bytes[name]
+        return pickle.loads(b) if b is not None else copy.deepcopy(self.pristine.__dict__[name])
 
     def _install(self, name: str) -> None:
-        fresh = self._field_copy[name]()
+        fresh = self._fresh(name)
         if name in self.dict_fields:
             fresh = TrackedDict(fresh)
         elif name in self.list_fields:
@@ -120,13 +127,50 @@ class Slot:
             return
         self.trackers[name] = fresh
         self.db.__dict__[name] = fresh
+        self.n_whole_restores += 1
+
+    def unchanged(self, name: str) -> bool:
+        """Whether a whole tracked field still pickles to its pristine bytes (then it is exactly the pristine
+        state: types, values and shared references)."""
+        b = self._bytes.get(name)
+        t = self.trackers.get(name)
+        if b is None or t is None or self.db.__dict__.get(name) is not t:
+            return False
+        plain = dict.copy(t) if type(t) is TrackedDict else list.copy(t)
+        try:
+            return pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL) == b
+        except Exception:  # noqa: BLE001
+            return False
+
+    def changed(self, name: str) -> set | None:
+        """The keys of a dict field that every record of was handed out (a search over it) whose record no longer
+        pickles to its pristine bytes, or was added or removed — exactly the records that differ; None when a
+        record does not pickle (then the whole field counts as reached)."""
+        t = self.trackers[name]
+        src = self.pristine.__dict__[name]
+        live = dict.keys(t)
+        out = set(live ^ dict.keys(src))
+        for k in live & dict.keys(src):
+            b = self._record_bytes.get((name, k))
+            try:
+                if b is None:
+                    b = self._record_bytes[(name, k)] = pickle.dumps(src[k], protocol=pickle.HIGHEST_PROTOCOL)
+                if pickle.dumps(dict.__getitem__(t, k), protocol=pickle.HIGHEST_PROTOCOL) != b:
+                    out.add(k)
+            except Exception:  # noqa: BLE001
+                return None
+        return out
 
     def _record(self, name: str, key: Any) -> Any:
-        make = self._record_copy.get((name, key))
-        if make is None:
-            make = _copier(self.pristine.__dict__[name][key])
-            self._record_copy[(name, key)] = make
-        return make()
+        """A fresh copy of one pristine record."""
+        b = self._record_bytes.get((name, key))
+        if b is None:
+            try:
+                b = self._record_bytes[(name, key)] = pickle.dumps(self.pristine.__dict__[name][key],
+                                                                   protocol=pickle.HIGHEST_PROTOCOL)  # fmt: skip
+            except Exception:  # noqa: BLE001
+                return copy.deepcopy(self.pristine.__dict__[name][key])
+        return pickle.loads(b)
 
     # -- what the simulation reached ------------------------------------------------------------------------
     def reached(self) -> dict[str, Any] | None:
@@ -137,7 +181,12 @@ class Slot:
             if self.db.__dict__.get(name) is not t:
                 return None
             if t.all:
-                out[name] = True
+                keys = self.changed(name) if name in self.dict_fields else None
+                if keys is None:
+                    if not self.unchanged(name):
+                        out[name] = True
+                elif keys:
+                    out[name] = keys
             elif t.touched:
                 out[name] = set(t.touched)
         for name in self.other_fields:
@@ -147,18 +196,28 @@ class Slot:
     def restore(self) -> None:
         d = self.db.__dict__
         for name, t in list(self.trackers.items()):
-            if d.get(name) is not t or t.all:
+            if d.get(name) is not t:
                 self._install(name)
-            elif t.touched:
+                continue
+            if t.all:  # every record was handed out: restore those that differ (or the whole field)
+                keys = self.changed(name) if name in self.dict_fields else None
+                if keys is None:
+                    if not self.unchanged(name):
+                        self._install(name)
+                        continue
+                    keys = set()
+            else:
+                keys = t.touched
+            if keys:
                 src = self.pristine.__dict__[name]
-                for k in t.touched:
+                for k in keys:
                     if k in src:
                         dict.__setitem__(t, k, self._record(name, k))
                     else:
                         dict.pop(t, k, None)
-                t.reset()
+            t.reset()
         for name in self.other_fields:
-            d[name] = self._field_copy[name]()
+            d[name] = self._fresh(name)
         for k in [k for k in d if k not in self.pristine.__dict__]:  # an attribute a tool added to the model
             del d[k]
 
@@ -326,11 +385,4 @@ def matches(gold: Fingerprint, pred: Fingerprint, base: BaseState) -> dict[str, 
                 ok = False
                 break
         out[role] = ok
-    return out
-
-
-def group_reached(parts: dict[tuple[str, Any], str]) -> dict[str, set]:
-    out: dict[str, set] = defaultdict(set)
-    for name, key in parts:
-        out[name].add(key)
     return out
