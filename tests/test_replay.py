@@ -94,6 +94,21 @@ def test_the_tasks_frame_keeps_what_replay_needs(tmp_path):
     assert rows["c"]["actions_null"] is True and rows["c"]["initial_state"] is None
 
 
+def test_tauk_score_writes_every_simulation_with_where_db_came_from(tmp_path, capsys):
+    from tauk.cli import main
+
+    sample = Path(__file__).resolve().parents[1] / "data" / "baseline_airline.json"
+    out = tmp_path / "s.parquet"
+    assert main(["score", str(sample), "--out", str(out), "--quiet"]) == 0
+    scored = pl.read_parquet(out)
+    direct = tauk.score(tauk.load(sample))
+    assert scored.equals(direct)
+    assert set(scored["db_source"]) == {"record"} and scored["env_assertion_source"].null_count() == 0
+    text = capsys.readouterr().out
+    assert "n_db_record" in text and "--replay computes them" in text
+    assert main(["score", str(sample), "--evaluation", "nope"]) == 2
+
+
 # -- against τ²-bench ------------------------------------------------------------------------------------------------
 def _case(shared: Path, tmp: Path, name: str, messages: list[dict], domain: str | None = None,
           solo: bool = False) -> Path:  # fmt: skip

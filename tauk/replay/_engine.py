@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -337,19 +338,24 @@ class Engine:
         return Outcome(job.pos, "replayed", None, db, env_assertion, match["agent"], match["user"])
 
     def run(self, jobs: list[Job], tasks: dict[str, TaskDef]) -> list[Outcome]:
-        with quiet():
+        # one simulation at a time per process: the environments are shared (a Dask worker may run several
+        # tasks in threads)
+        with _LOCK, quiet():
             return [self.replay(job, tasks[job.task]) for job in jobs]
 
 
 _ENGINE: Engine | None = None
+_LOCK = threading.RLock()
 
 
 def engine(verify: bool = False) -> Engine:
     """This process's engine (built on first use; kept for the life of the process)."""
     global _ENGINE
-    if _ENGINE is None or _ENGINE.verify != verify:
-        _ENGINE = Engine(verify=verify)
-    return _ENGINE
+    with _LOCK:
+        if _ENGINE is None:
+            _ENGINE = Engine(verify=verify)
+        _ENGINE.verify = verify
+        return _ENGINE
 
 
 def run_chunk(jobs: list[Job], tasks: dict[str, TaskDef], verify: bool = False) -> list[Outcome]:
