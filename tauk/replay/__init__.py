@@ -39,7 +39,15 @@ from typing import Any
 
 import polars as pl
 
-from tauk.replay._run import REPLAY_SCHEMA, executor, replay_parts, run_plan, to_frame, workers_count
+from tauk.replay._run import (
+    REPLAY_SCHEMA,
+    executor,
+    replay_parts,
+    run_plan,
+    store_parts,
+    to_frame,
+    workers_count,
+)
 from tauk.replay._upstream import INSTALL_HINT, ReplayUnavailable, available, require, tau2_version
 
 __all__ = ["INSTALL_HINT", "REPLAY_SCHEMA", "REPLAY_STATUSES", "ReplayUnavailable", "available", "replay",
@@ -93,7 +101,9 @@ def replay(results: Any, *, tasks: Any = None, workers: int | str = 1, progress:
             tasks = load_tasks(tasks)
         total = int(results.trials_columns(["simulation_id"]).height) if hasattr(results, "trials_columns") else None
         with _pool(n_workers) as pool, _bar(total, progress) as bar:
-            out = replay_parts(results.partitions(), pool, n_workers, tasks, verify, bar)
+            files = store_parts(results) if pool is not None else None
+            parts = files if files is not None else results.partitions()
+            out = replay_parts(parts, pool, n_workers, tasks, verify, bar)
         return pl.concat(out) if out else pl.DataFrame(schema=REPLAY_SCHEMA)
     with _pool(n_workers) as pool:  # its workers start while the jobs are planned here
         p = plan(results, tasks)

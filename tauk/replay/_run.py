@@ -82,10 +82,35 @@ def run_plan(plan: Plan, *, pool: Executor | None = None, workers: int = 1, veri
     return out
 
 
+def store_parts(results: Any) -> list[dict[str, Any]] | None:
+    """A store's parts as file names (a worker process reads its part itself), or None for other results."""
+    entries, root = getattr(results, "_entries", None), getattr(results, "root", None)
+    if not isinstance(entries, list) or root is None:
+        return None
+    out = []
+    for e in entries:
+        files = e["files"]
+        shared = {name: files[name] for name in ("runs", "tasks", "expected_actions")}
+        for t, m, c in zip(files["trials"], files["messages"], files["tool_calls"]):
+            out.append({"root": str(root), **shared, "trials": [t], "messages": [m], "tool_calls": [c]})
+    return out
+
+
+def _read_part(part: dict[str, Any]) -> dict[str, pl.DataFrame]:
+    from pathlib import Path
+
+    root = Path(part["root"])
+    return {name: pl.read_parquet([root / f for f in part[name]]) for name in ("runs", "tasks", "expected_actions",
+                                                                                "trials", "messages", "tool_calls")}
+
+
 def replay_part(part: Any, tasks: Any = None, verify: bool = False) -> pl.DataFrame:
-    """Plan and replay one part of a store in this process (what a worker process does with a part)."""
+    """Plan and replay one part of a store in this process (what a worker process does with a part; a part given
+    as file names is read here)."""
     from tauk.replay._jobs import plan
 
+    if "root" in part:
+        part = _read_part(part)
     p = plan(part, tasks)
     return to_frame(p.keys, run_plan(p, verify=verify))
 
