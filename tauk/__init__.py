@@ -28,7 +28,7 @@ from tauk.results import Results
 from tauk.store import open_store as _open_store
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tauk import leaderboard, plot, scoring, stats, tasks, widgets
+    from tauk import leaderboard, plot, replay, scoring, stats, tasks, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
     from tauk.store import ingest
@@ -75,12 +75,6 @@ def load(
     ['atlas-large', 'atlas-small', 'baseline']
     """
     if isinstance(inputs, str | os.PathLike) and (Path(inputs) / "manifest.json").is_file():
-        from tauk.store import open_store  # a store written by tauk.ingest: opened lazily, same API
-
-        if agent is not None:
-            raise TaukError("agent= relabels files as they are read; a store's labels were fixed at ingest")
-        return open_store(inputs)
-    if isinstance(inputs, str | os.PathLike) and (Path(inputs) / "manifest.json").is_file():
         if agent is not None:  # a store written by tauk.ingest: opened lazily, same API
             raise TaukError("agent= relabels files as they are read; a store's labels were fixed at ingest")
         return _open_store(inputs)
@@ -88,6 +82,7 @@ def load(
 
 _LAZY = {
     "scoring": ("tauk.scoring", None),
+    "replay": ("tauk.replay", None),
     "stats": ("tauk.stats", None),
     "tasks": ("tauk.tasks", None),
     "leaderboard": ("tauk.leaderboard", None),
@@ -135,6 +130,7 @@ __all__ = [
     "ingest",
     "open",
     "plot",
+    "replay",
     "score",
     "scoring",
     "stats",

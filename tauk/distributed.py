@@ -34,7 +34,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["score_distributed", "audit_distributed", "task_counts_distributed", "parts"]
+__all__ = ["score_distributed", "audit_distributed", "replay_distributed", "task_counts_distributed", "parts"]
 
 
 def parts(store: str | os.PathLike, **filters: Any) -> list[dict[str, Any]]:
@@ -59,7 +59,21 @@ def _read(part: dict[str, Any]) -> dict[str, pl.DataFrame]:
 def _score_part(part: dict[str, Any], options: dict[str, Any]) -> pl.DataFrame:
     from tauk.scoring import score
 
-    return score(_read(part), **options)
+    frames = _read(part)
+    options = dict(options)
+    if options.get("replay") is True:  # replayed here, on this worker's long-lived environments
+        options["replay"] = _replay_frames(frames, options.get("tasks"))
+    return score(frames, **options)
+
+
+def _replay_frames(frames: dict[str, pl.DataFrame], tasks: Any) -> pl.DataFrame:
+    from tauk.replay import replay
+
+    return replay(frames, tasks=tasks, workers=1, progress=False)
+
+
+def _replay_part(part: dict[str, Any], options: dict[str, Any]) -> pl.DataFrame:
+    return _replay_frames(_read(part), options.get("tasks"))
 
 
 def _counts_part(part: dict[str, Any], options: dict[str, Any]) -> pl.DataFrame:
@@ -77,22 +91,50 @@ def _client(client: Any) -> Any:
 
 
 def score_distributed(store: str | os.PathLike, *, client: Any = None, evaluation: str = "all",
-                      reward_basis: Any = None, tasks: Any = None, **filters: Any) -> pl.DataFrame:  # fmt: skip
-    """:func:`tauk.score` of a store, one task per part on the cluster of ``client`` (default: the current one)."""
+                      reward_basis: Any = None, tasks: Any = None, replay: bool = False,
+                      **filters: Any) -> pl.DataFrame:  # fmt: skip
+    """:func:`tauk.score` of a store, one task per part on the cluster of ``client`` (default: the current one).
+    ``replay=True``: DB and ENV_ASSERTION replayed on the workers (each keeps its environments between parts)."""
     c = _client(client)
-    options = {"evaluation": evaluation, "reward_basis": reward_basis, "tasks": tasks, "strict": True}
+    options = {"evaluation": evaluation, "reward_basis": reward_basis, "tasks": _tasks_value(tasks), "strict": True,
+               "replay": bool(replay)}  # fmt: skip
     futures = c.map(_score_part, parts(store, **filters), options=options, pure=False)
     frames = c.gather(futures)
     return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
 
 
-def audit_distributed(store: str | os.PathLike, *, client: Any = None, tasks: Any = None, **filters: Any) -> Any:
-    """:func:`tauk.audit` of a store, the scoring on the cluster (see :func:`score_distributed`)."""
+def audit_distributed(store: str | os.PathLike, *, client: Any = None, tasks: Any = None, replay: bool = False,
+                      **filters: Any) -> Any:  # fmt: skip
+    """:func:`tauk.audit` of a store, the scoring (and ``replay``) on the cluster (see :func:`score_distributed`)."""
     from tauk.scoring import audit_scored
     from tauk.store import open_store
 
-    scored = score_distributed(store, client=client, tasks=tasks, **filters)
+    scored = score_distributed(store, client=client, tasks=tasks, replay=replay, **filters)
     return audit_scored(scored, open_store(store, **filters).runs)
+
+
+def replay_distributed(store: str | os.PathLike, *, client: Any = None, tasks: Any = None,
+                       **filters: Any) -> pl.DataFrame:  # fmt: skip
+    """:func:`tauk.replay.replay` of a store, one task per part on the cluster: each worker process keeps its own
+    long-lived τ²-bench environments and gold states between parts (τ²-bench must be installed on the workers).
+    The frame equals the single-process one (row order: part by part)."""
+    c = _client(client)
+    futures = c.map(_replay_part, parts(store, **filters), options={"tasks": _tasks_value(tasks)}, pure=False)
+    frames = c.gather(futures)
+    if not frames:
+        from tauk.replay import REPLAY_SCHEMA
+
+        return pl.DataFrame(schema=REPLAY_SCHEMA)
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def _tasks_value(tasks: Any) -> Any:
+    """A tasks file is read once here, and its frames travel to the workers (the path may not exist there)."""
+    if isinstance(tasks, str | os.PathLike):
+        from tauk.io.load import load_tasks
+
+        return load_tasks(tasks)
+    return tasks
 
 
 def task_counts_distributed(store: str | os.PathLike, *, client: Any = None, by: Any = ("run_id",),

@@ -60,3 +60,21 @@ def upstream_tree() -> Path:
             pytest.fail("TAUK_REQUIRE_SHARED_DATA=1 but " + msg)
         pytest.skip(msg)
     return UPSTREAM_TREE
+
+
+@pytest.fixture(scope="session")
+def tau2() -> object:
+    """τ²-bench's registry, for the replay tests (τ²-bench installed, Python ≥ 3.12; ``TAU2_DATA_DIR`` defaults to
+    ../shared/upstream/tau2-bench/data). Skips without it — ``.ci/run`` runs these tests in a Python 3.12 venv
+    with τ²-bench, where ``TAUK_REQUIRE_REPLAY=1`` makes a skip a failure."""
+    if "TAU2_DATA_DIR" not in os.environ and (UPSTREAM_TREE / "data").is_dir():
+        os.environ["TAU2_DATA_DIR"] = str(UPSTREAM_TREE / "data")
+    from tauk.replay import ReplayUnavailable
+    from tauk.replay._upstream import require
+
+    try:
+        return require()
+    except ReplayUnavailable as exc:
+        if os.environ.get("TAUK_REQUIRE_REPLAY", "") not in ("", "0", "false"):
+            pytest.fail(f"TAUK_REQUIRE_REPLAY=1 but {exc}")
+        pytest.skip(f"replay tests need τ²-bench (.ci/run runs them in its Python 3.12 venv): {exc}")

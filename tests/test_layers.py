@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "results": 2,
     "store": 2,
     "tasks": 2,
+    "replay": 3,
     "scoring": 3,
     "stats": 4,
     "leaderboard": 5,

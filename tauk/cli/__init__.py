@@ -4,7 +4,8 @@ The outermost layer: each subcommand is a module here calling the public functio
 module imports this package.
 
     tauk summary PATH... [--by FIELDS] [--infra drop|fail] [--format table|json|csv|markdown] [--ci LEVEL ...]
-    tauk audit PATH... [--format table|json] [--tasks TASKS_FILE]
+    tauk audit PATH... [--format table|json] [--tasks TASKS_FILE] [--replay [--workers N]]
+    tauk score PATH... [--replay [--workers N]] [--tasks TASKS_FILE] [--evaluation TYPE] [--out FILE]
     tauk compare PATH... --a LABEL --b LABEL [--k K] [--by domain] [--format table|json|csv|markdown]
     tauk synth OUT_DIR ... | tauk synth --sample
     tauk report PATH... --out DIR
@@ -32,6 +33,7 @@ from tauk.cli import (
     leaderboard,
     reliability,
     report,
+    score,
     summary,
     synth,
     validity,
@@ -41,7 +43,8 @@ from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, consistency, reliability, validity, leaderboard, report, ingest, export, synth)
+SUBCOMMANDS = (summary, compare, audit, score, consistency, reliability, validity, leaderboard, report, ingest, export,
+               synth)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):

@@ -195,6 +195,7 @@ TASKS = _contract(
     ("env_assertions", "str?", "`evaluation_criteria.env_assertions` as canonical JSON"),
     ("graded_as_embedded", "bool?", "every simulation's recorded action checks name this definition's gold actions, in "
                                     "order (false: the record was graded with other definitions; null: none recorded)"),
+    ("actions_null", "bool", "`evaluation_criteria.actions` is null (τ²-bench then replays no gold state)"),
 )
 """``tasks``: one row per (run, task definition)."""
 

@@ -65,6 +65,7 @@ class Task(Struct):
     user_scenario: Raw = NULL
     initial_state: Raw = NULL
     evaluation_criteria: EvaluationCriteria | None = None
+    initial_state: Raw = NULL
 
 
 # ---- reward info -------------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import polars as pl
 
 from tauk._compat import keyword_options
 from tauk.conventions import COMPONENTS, NORMAL_ENDINGS, SUCCESS_TOL
-from tauk.errors import EvaluationError, LoadWarning
+from tauk.errors import EvaluationError, LoadWarning, TaukError
 from tauk.scoring._evaluation import COLUMN, ENV, EVALUATED, EVALUATION_TYPES, IGNORE_BASIS_ALWAYS
 from tauk.scoring._prepare import Prepared, norm_basis, resolve_tasks
 from tauk.scoring._tasks import DEFAULT_BASIS
@@ -33,17 +33,32 @@ class RegradeWarning(UserWarning):
     from the new definitions, or a (run, task) whose re-grade is not valid offline: ``regrade_class``)."""
 
 
-def _regrade_classes(prep: Prepared, recomputable: Sequence[str]) -> pl.DataFrame:
-    """``run_id, task_id, regrade_class, regrade_reason`` of every (run, task) against the new definitions."""
+def _regrade_classes(prep: Prepared, replayed: pl.DataFrame | None) -> pl.DataFrame:
+    """``run_id, task_id, regrade_class, regrade_reason`` of every (run, task) against the new definitions, and with
+    a replay ``replayed_class, replayed_reason``: the class where DB and ENV_ASSERTION were recomputed by replay
+    (a simulation the replay could not evaluate keeps the offline class)."""
     assert prep.new_definitions is not None
-    e = regrade_eligibility(prep.src._r, prep.new_definitions, recomputable=recomputable)
-    return e.select("run_id", "task_id", "regrade_class", "regrade_reason")
+    keys = ["run_id", "task_id"]
+    e = regrade_eligibility(prep.src._r, prep.new_definitions, recomputable=RECOMPUTED_OFFLINE)
+    e = e.select(*keys, "regrade_class", "regrade_reason")
+    if replayed is None:
+        return e
+    r = regrade_eligibility(prep.src._r, prep.new_definitions,
+                            recomputable=(*RECOMPUTED_OFFLINE, "DB", "ENV_ASSERTION"))  # fmt: skip
+    r = r.select(*keys, replayed_class="regrade_class", replayed_reason="regrade_reason")
+    return e.join(r, on=keys, how="left")
 
 
 def _mark_not_regraded(tr: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
     """Null ``score_reward`` and ``failure = "not_regraded:<class>"`` wherever the re-grade is not valid (a task the
     new definitions lack keeps ``failure = "task_missing"``); every row gets its class and reason."""
     tr = tr.join(classes, on=["run_id", "task_id"], how="left", maintain_order="left")
+    if "replayed_class" in classes.columns:  # DB and ENV_ASSERTION of a replayed simulation are recomputed
+        both = pl.col("_rdb").is_not_null() & pl.col("_renv").is_not_null()
+        tr = tr.with_columns(
+            regrade_class=pl.when(both).then(pl.col("replayed_class")).otherwise(pl.col("regrade_class")),
+            regrade_reason=pl.when(both).then(pl.col("replayed_reason")).otherwise(pl.col("regrade_reason")),
+        ).drop("replayed_class", "replayed_reason")
     valid = pl.col("regrade_class").is_in(list(REGRADED)).fill_null(False)
     return tr.with_columns(
         score_reward=pl.when(valid).then(pl.col("score_reward")),
@@ -133,6 +148,7 @@ def score(
     reward_basis: Sequence[str] | None = None,
     tasks: Any = None,
     strict: bool | None = None,
+    replay: Any = None,
 ) -> pl.DataFrame:
     """Score every simulation: the trials frame plus one column per reward component and the reward.
 
@@ -162,13 +178,20 @@ def score(
         statistics (a null reward counts as a failure in pass^k). Simulations whose task id the new definitions
         lack get ``task_defined = False``, ``failure = "task_missing"``. Runs of another domain than the new
         definitions raise :class:`TaukError`. ``db_env_nl_reverifiable`` is False on every re-graded row.
+    replay
+        ``True``: compute DB and ENV_ASSERTION by replaying the trajectories through τ²-bench's environments
+        (:func:`tauk.replay.replay`, against ``tasks`` when given: a full re-evaluation, so a replayed simulation whose gold actions or ENV assertions changed is ``regradable`` rather than ``needs_replay``); or the frame
+        :func:`tauk.replay.replay` returned. Where a simulation was replayed its ``db`` / ``env_assertion`` are the
+        replayed verdicts (``db_source`` / ``env_assertion_source`` = ``"replayed"``) and the reward is recomputed
+        from them; elsewhere they stay the record's (``"record"``).
 
     Returns
     -------
     polars.DataFrame
         The trials frame plus ``gate``, ``has_criteria``, ``db``, ``env_assertion``, ``nl_assertion``,
         ``communicate``, ``action`` (f64, null = unknown), ``communicate_source`` / ``action_source``
-        (``"recomputed"``, ``"record"`` or null), ``score_basis`` (list[str]), ``score_reward`` (f64, null when it
+        (``"recomputed"``, ``"record"`` or null), ``db_source`` / ``env_assertion_source`` (``"replayed"``,
+        ``"record"`` or null), ``score_basis`` (list[str]), ``score_reward`` (f64, null when it
         cannot be told), ``failure`` (null on success; ``premature:<reason>``; the zero components joined by ``+``
         in the order DB, ENV_ASSERTION, NL_ASSERTION, ACTION, COMMUNICATE; ``no_reward_info``; ``task_missing``),
         ``task_defined`` and ``db_env_nl_reverifiable`` (bool), ``regrade_class`` / ``regrade_reason`` (str,
@@ -194,23 +217,42 @@ def score(
     """
     if evaluation not in EVALUATED:
         raise EvaluationError(f"unknown evaluation type {evaluation!r}; expected one of {', '.join(EVALUATION_TYPES)}")
+    replayed = _replayed(results, replay, tasks)
     if callable(getattr(results, "partitions", None)) and not isinstance(results, Mapping):
-        return _score_parts(results, evaluation, reward_basis, tasks, strict)
+        return _score_parts(results, evaluation, reward_basis, tasks, strict, replayed)
     prep = Prepared.build(results, tasks)
     if strict is None:  # the load's own rule
         strict = bool(getattr(results, "_strict", True))
-    return _score_prepared(prep, evaluation, reward_basis, strict, getattr(results, "report", None))
+    return _score_prepared(prep, evaluation, reward_basis, strict, getattr(results, "report", None), replayed)
+
+
+def _replayed(results: Any, replay: Any, tasks: Any) -> pl.DataFrame | None:
+    """``replay=`` of :func:`score`: None, or the replayed verdicts keyed by run and simulation."""
+    if replay is None or replay is False:
+        return None
+    if replay is True:
+        from tauk.replay import replay as run_replay
+
+        replay = run_replay(results, tasks=tasks)
+    if not isinstance(replay, pl.DataFrame) or not {"run_id", "simulation_id", "replayed_db",
+                                                     "replayed_env_assertion"} <= set(replay.columns):  # fmt: skip
+        raise TaukError("replay= takes True or the frame tauk.replay.replay() returned")
+    return replay.select("run_id", "simulation_id", _rdb="replayed_db", _renv="replayed_env_assertion").unique(
+        subset=["run_id", "simulation_id"], keep="first"
+    )
 
 
 def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str] | None, strict: bool = True,
-                    report: Any = None, recomputable: Sequence[str] = RECOMPUTED_OFFLINE) -> pl.DataFrame:  # fmt: skip
-    # ``recomputable``: the components this scoring recomputes for a trajectory (re-grade eligibility); with replay
-    # of DB / ENV_ASSERTION wired in, pass (*RECOMPUTED_OFFLINE, "DB", "ENV_ASSERTION").
-    classes = _regrade_classes(prep, recomputable) if prep.regrade else None  # a domain mismatch raises here
+                    report: Any = None, replayed: pl.DataFrame | None = None) -> pl.DataFrame:  # fmt: skip
+    classes = _regrade_classes(prep, replayed) if prep.regrade else None  # a domain mismatch raises here
     tr = prep.trials
     original = [c for c in prep.src.trials.columns]
     rec = prep.recomputed()
     tr = tr.join(rec, on="_sid", how="left", maintain_order="left")
+    if replayed is not None:
+        tr = tr.join(replayed, on=["run_id", "simulation_id"], how="left", maintain_order="left")
+    else:
+        tr = tr.with_columns(_rdb=pl.lit(None, pl.Float64), _renv=pl.lit(None, pl.Float64))
 
     is_tb = (pl.col("format") == "taubench").fill_null(False) if "format" in tr.columns else pl.lit(False)
     has_ri = pl.col("has_reward_info").fill_null(False) if "has_reward_info" in tr.columns else pl.lit(True)
@@ -220,8 +262,17 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     # τ-bench overwrites r_actions with r_outputs in its info when a task has outputs; with r_outputs = 1 the
     # reward (= r_actions × r_outputs) still tells r_actions.
     tb_db = pl.coalesce(rec_db, pl.when(rec_comm == 1.0).then((rec_reward > 0).cast(pl.Float64)))
-    db = pl.when(is_tb).then(tb_db).otherwise(pl.when(has_ri).then(rec_db.fill_null(1.0)))
-    env = pl.when(has_ri).then(_recorded(tr, "recorded_env_assertion").fill_null(1.0))
+    db_rec = pl.when(is_tb).then(tb_db).otherwise(pl.when(has_ri).then(rec_db.fill_null(1.0)))
+    env_rec = pl.when(has_ri).then(_recorded(tr, "recorded_env_assertion").fill_null(1.0))
+    # replayed verdicts (tauk.replay) where there are some, else the record's
+    db = pl.coalesce(pl.col("_rdb"), db_rec)
+    env = pl.coalesce(pl.col("_renv"), env_rec)
+    db_src = pl.when(pl.col("_rdb").is_not_null()).then(pl.lit("replayed")).when(db_rec.is_not_null()).then(
+        pl.lit("record")
+    )
+    env_src = pl.when(pl.col("_renv").is_not_null()).then(pl.lit("replayed")).when(env_rec.is_not_null()).then(
+        pl.lit("record")
+    )
     nl = pl.when(has_ri).then(_recorded(tr, "recorded_nl_assertion").fill_null(1.0))
 
     fallback = not prep.regrade
@@ -266,6 +317,8 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
         action=action,
         communicate_source=comm_src,
         action_source=act_src,
+        db_source=db_src,
+        env_assertion_source=env_src,
         score_basis=basis,
         task_defined=pl.col("_tid").is_not_null(),
         db_env_nl_reverifiable=pl.lit(not prep.regrade),
@@ -353,8 +406,8 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
         _warn_not_regraded(tr)
     added = [
         "gate", "has_criteria", "db", "env_assertion", "nl_assertion", "communicate", "action",
-        "communicate_source", "action_source", "score_basis", "score_reward", "failure",
-        "task_defined", "db_env_nl_reverifiable", "regrade_class", "regrade_reason",
+        "communicate_source", "action_source", "db_source", "env_assertion_source", "score_basis", "score_reward",
+        "failure", "task_defined", "db_env_nl_reverifiable", "regrade_class", "regrade_reason",
     ]
     kept = prep.src.trials.select([c for c in original if c not in added])
     return kept.hstack([tr.get_column(c) for c in added])
@@ -377,8 +430,17 @@ def _warn_not_regraded(tr: pl.DataFrame) -> None:
     )
 
 
+def _part_of(replayed: pl.DataFrame | None, part: Any) -> pl.DataFrame | None:
+    if replayed is None:
+        return None
+    keys = part["trials"].select("run_id", "simulation_id")
+    return replayed.join(keys, on=["run_id", "simulation_id"], how="semi").rename(
+        {"_rdb": "replayed_db", "_renv": "replayed_env_assertion"}
+    )
+
+
 def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | None, tasks: Any,
-                 strict: bool | None = None) -> pl.DataFrame:  # fmt: skip
+                 strict: bool | None = None, replayed: pl.DataFrame | None = None) -> pl.DataFrame:  # fmt: skip
     """Score a store part by part (whole simulations each: one part's messages in memory at a time)."""
     if isinstance(tasks, str | Path):  # a tasks file: read once, not once per part
         tasks = resolve_tasks(tasks)
@@ -393,12 +455,12 @@ def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | No
         warnings.simplefilter("always")
         for part in parts:
             out.append(score(part, evaluation=evaluation, reward_basis=reward_basis, tasks=tasks,
-                             strict=True if strict is None else strict))  # fmt: skip
+                             strict=True if strict is None else strict, replay=_part_of(replayed, part)))  # fmt: skip
     for w in caught:  # once each, however many parts raised it
         if (w.category, str(w.message)) not in seen:
             seen.add((w.category, str(w.message)))
             warnings.warn(str(w.message), w.category, stacklevel=3)
     if not out:
         return score({name: results.scan(name).collect() for name in results.FRAMES}, evaluation=evaluation,
-                     reward_basis=reward_basis, tasks=tasks)  # fmt: skip
+                     reward_basis=reward_basis, tasks=tasks, replay=replayed)  # fmt: skip
     return pl.concat(out, how="vertical_relaxed")

@@ -5,7 +5,9 @@ records a breakdown (else ``recorded_communicate`` / ``recorded_action``).  Chec
 outside the reward basis are diagnostics of the grader — in files whose embedded task definitions are not the ones
 that were graded (``nonconformant/toolorchestra…``) they were computed against other gold actions — and are
 compared separately (``*_diagnostic_mismatch``).  Only simulations whose value could be recomputed (task
-definition present, messages recorded) and whose recorded value is present are compared.
+definition present, messages recorded) and whose recorded value is present are compared.  With ``replay=True``
+DB and ENV_ASSERTION are replayed through τ²-bench's environments (:mod:`tauk.replay`) and compared with the
+recorded ``db_check.db_reward`` and ``env_assertions`` (``db_mismatch``, ``env_assertion_mismatch``).
 """
 
 from __future__ import annotations
@@ -36,8 +38,14 @@ FIELDS = (
     "communicate_diagnostic_mismatch",
     "action_diagnostic_mismatch",
     "n_not_recomputable",
+    "db_mismatch",
+    "env_assertion_mismatch",
+    "n_db_checked",
+    "n_env_assertion_checked",
 )
 _CORE = ("run", "n_checked", "communicate_mismatch", "action_mismatch", "reward_mismatch")
+_REPLAYED = ("db_mismatch", "env_assertion_mismatch")
+"""Shown (and counted by ``ok``) when the audit replayed DB / ENV_ASSERTION (``replay=True``)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,7 @@ class Audit:
 
     def mismatches(self, diagnostic: bool = False) -> pl.DataFrame:
         """``run, run_id, simulation_id, task_id, component, recorded, recomputed`` — ``component`` is
-        ``COMMUNICATE``, ``ACTION`` or ``REWARD`` (with ``diagnostic=True`` also ``COMMUNICATE (diagnostic)`` /
+        ``COMMUNICATE``, ``ACTION``, ``REWARD``, ``DB`` or ``ENV_ASSERTION`` (the last two when replayed; with ``diagnostic=True`` also ``COMMUNICATE (diagnostic)`` /
         ``ACTION (diagnostic)``: disagreements with check lists of components outside the basis)."""
         m = self._mismatches
         if not diagnostic:
@@ -93,14 +101,24 @@ class Audit:
         )  # fmt: skip
 
     @property
-    def ok(self) -> bool:
-        """True when no run has a COMMUNICATE, ACTION or reward mismatch."""
+    def replayed(self) -> bool:
+        """Whether DB / ENV_ASSERTION were replayed (and compared with the record) for some simulation."""
         f = self._runs
-        return f.height == 0 or int(f.select(pl.sum_horizontal(*_CORE[2:]).sum()).item()) == 0
+        return f.height > 0 and int(f.select(pl.sum_horizontal("n_db_checked", "n_env_assertion_checked").sum())
+                                    .item()) > 0  # fmt: skip
+
+    def _core(self) -> tuple[str, ...]:
+        return _CORE + _REPLAYED if self.replayed else _CORE
+
+    @property
+    def ok(self) -> bool:
+        """True when no run has a COMMUNICATE, ACTION, reward (or, replayed, DB / ENV_ASSERTION) mismatch."""
+        f = self._runs
+        return f.height == 0 or int(f.select(pl.sum_horizontal(*self._core()[2:]).sum()).item()) == 0
 
     def totals(self) -> dict[str, int]:
-        """``n_checked`` and the three mismatch counts, summed over the runs."""
-        return {c: int(self._runs.get_column(c).sum()) for c in _CORE[1:]}
+        """``n_checked`` and the mismatch counts (DB / ENV_ASSERTION too when replayed), summed over the runs."""
+        return {c: int(self._runs.get_column(c).sum()) for c in self._core()[1:]}
 
     def summary(self, fmt: str | None = None) -> SummaryTable:
         """The per-run table as a :class:`tauk.table.SummaryTable`: ``str()`` for text, ``_repr_html_()``,
@@ -125,6 +143,15 @@ class Audit:
             f"reward {t['reward_mismatch']}"
         )
         notes = []
+        core = self._core()
+        if self.replayed:
+            title += f", DB {t['db_mismatch']}, ENV_ASSERTION {t['env_assertion_mismatch']}"
+            n = {c: int(self._runs.get_column(c).sum()) for c in ("n_db_checked", "n_env_assertion_checked")}
+            notes.append(
+                f"DB and ENV_ASSERTION replayed through τ²-bench's environments and compared with the record on "
+                f"{n['n_db_checked']} / {n['n_env_assertion_checked']} simulation(s); the reward is recomputed "
+                "from the replayed verdicts"
+            )
         diag = {c: int(self._runs.get_column(c).sum()) for c in ("communicate_diagnostic_mismatch",
                                                                   "action_diagnostic_mismatch")}  # fmt: skip
         if any(diag.values()):
@@ -139,7 +166,8 @@ class Audit:
 
             notes.append("re-grade against other definitions, (run, task) pairs by class: " + ", ".join(
                 f"{c} {by.get(c, 0)}" for c in REGRADE_CLASSES) + " (only unchanged and regradable are re-graded)")  # fmt: skip
-        table = SummaryTable.build(title, _CORE, self._runs.select(list(_CORE)).rows(), notes, align="lrrrr")
+        table = SummaryTable.build(title, core, self._runs.select(list(core)).rows(), notes,
+                                   align="l" + "r" * (len(core) - 1))  # fmt: skip
         if fmt is None:
             return table
         warnings.warn(
@@ -169,7 +197,7 @@ def _breakdown(tr: pl.DataFrame, key: str, fallback: str) -> pl.Expr:
 
 
 @keyword_options(("results", "tasks"))
-def audit(results: Any, *, tasks: Any = None) -> Audit:
+def audit(results: Any, *, tasks: Any = None, replay: Any = None) -> Audit:
     """Recompute COMMUNICATE, ACTION and the reward (``evaluation="all"``) and count, per run, the simulations
     whose recorded values disagree (only where the recorded value is present and the recomputation possible).
 
@@ -179,6 +207,10 @@ def audit(results: Any, *, tasks: Any = None) -> Audit:
         A :class:`tauk.Results` (as for :func:`tauk.score`).
     tasks
         Optional other task definitions (as for :func:`tauk.score`).
+    replay
+        ``True`` (or a :func:`tauk.replay.replay` frame): DB and ENV_ASSERTION replayed through τ²-bench's
+        environments too, compared with the recorded ``db_check`` / ``env_assertions`` (``db_mismatch``,
+        ``env_assertion_mismatch``), and the reward recomputed from them.
 
     Returns
     -------
@@ -192,7 +224,7 @@ def audit(results: Any, *, tasks: Any = None) -> Audit:
     >>> a.ok, a.totals()
     (True, {'n_checked': 600, 'communicate_mismatch': 0, 'action_mismatch': 0, 'reward_mismatch': 0})
     """
-    return audit_scored(score(results, evaluation="all", tasks=tasks), getattr(results, "runs", None))
+    return audit_scored(score(results, evaluation="all", tasks=tasks, replay=replay), getattr(results, "runs", None))
 
 
 def audit_scored(s: pl.DataFrame, runs: pl.DataFrame | None = None) -> Audit:
@@ -213,7 +245,15 @@ def audit_scored(s: pl.DataFrame, runs: pl.DataFrame | None = None) -> Audit:
     comm_ok = pl.col("communicate_source") == "recomputed"
     act_ok = pl.col("action_source") == "recomputed"
     rew = pl.col("reward") if "reward" in s.columns else pl.lit(None, pl.Float64)
+    rec_db = pl.col("recorded_db") if "recorded_db" in s.columns else pl.lit(None, pl.Float64)
+    rec_env = pl.col("recorded_env_assertion") if "recorded_env_assertion" in s.columns else pl.lit(None, pl.Float64)
+    db_rep = (pl.col("db_source") == "replayed") if "db_source" in s.columns else pl.lit(False)
+    env_rep = (pl.col("env_assertion_source") == "replayed") if "env_assertion_source" in s.columns else pl.lit(False)
     s = s.with_columns(
+        _rdb=rec_db,
+        _renv=rec_env,
+        _db_chk=(db_rep & rec_db.is_not_null()).fill_null(False),
+        _env_chk=(env_rep & rec_env.is_not_null()).fill_null(False),
         _rc=rc,
         _ra=ra,
         _c_chk=(comm_ok & rc.is_not_null()).fill_null(False),
@@ -230,6 +270,8 @@ def audit_scored(s: pl.DataFrame, runs: pl.DataFrame | None = None) -> Audit:
         _r_mm=pl.col("_r_chk") & ((pl.col("score_reward") - pl.col("_rr")).abs() > SUCCESS_TOL),
         _cd_mm=pl.col("_cd_chk") & ((pl.col("communicate") - pl.col("_rdc")).abs() > SUCCESS_TOL),
         _ad_mm=pl.col("_ad_chk") & ((pl.col("action") - pl.col("_rda")).abs() > SUCCESS_TOL),
+        _db_mm=pl.col("_db_chk") & ((pl.col("db") - pl.col("_rdb")).abs() > SUCCESS_TOL),
+        _env_mm=pl.col("_env_chk") & ((pl.col("env_assertion") - pl.col("_renv")).abs() > SUCCESS_TOL),
     )
     per_run = s.group_by("run_id").agg(
         n_simulations=pl.len(),
@@ -243,6 +285,10 @@ def audit_scored(s: pl.DataFrame, runs: pl.DataFrame | None = None) -> Audit:
         communicate_diagnostic_mismatch=pl.col("_cd_mm").sum(),
         action_diagnostic_mismatch=pl.col("_ad_mm").sum(),
         n_not_recomputable=(pl.col("score_reward").is_null() | ~comm_ok.fill_null(False)).sum(),
+        db_mismatch=pl.col("_db_mm").sum(),
+        env_assertion_mismatch=pl.col("_env_mm").sum(),
+        n_db_checked=pl.col("_db_chk").sum(),
+        n_env_assertion_checked=pl.col("_env_chk").sum(),
     )
     if isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         src = pl.col("source") if "source" in runs.columns else pl.col("run_id")
@@ -263,6 +309,8 @@ def audit_scored(s: pl.DataFrame, runs: pl.DataFrame | None = None) -> Audit:
         ("_r_mm", "REWARD", "_rr", "score_reward"),
         ("_cd_mm", "COMMUNICATE (diagnostic)", "_rdc", "communicate"),
         ("_ad_mm", "ACTION (diagnostic)", "_rda", "action"),
+        ("_db_mm", "DB", "_rdb", "db"),
+        ("_env_mm", "ENV_ASSERTION", "_renv", "env_assertion"),
     ):
         parts.append(
             s.filter(pl.col(flag)).select(

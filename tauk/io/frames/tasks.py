@@ -100,6 +100,7 @@ def _task_rows(task_cols: dict[str, list], action_cols: dict[str, list], rid: st
             if ec is not None and ec.env_assertions is not None else None
         )
         task_cols["graded_as_embedded"].append(graded.get(tid))
+        task_cols["actions_null"].append(ec is None or ec.actions is None)
         for i, a in enumerate((ec.actions or ()) if ec else ()):
             action_cols["run_id"].append(rid)
             action_cols["task_id"].append(tid)
