@@ -144,8 +144,11 @@ def test_regrade_against_head_tasks_equals_upstream_fresh_tasks(tau2, shared_dat
         lambda cls, trajectory, nl: [NLAssertionCheck(nl_assertion=a, met=True, justification="held") for a in nl]))
     f = shared_data / "tau2" / f"v0.1_ft-gpt-4.1_{domain}-test_1trial.json"
     res = tauk.load(f)
-    replayed = tauk.score(res, tasks=head, replay=True).sort("simulation_id")
-    recorded = tauk.score(res, tasks=head).sort("simulation_id")  # DB carried over from the record
+    frame = tauk.replay.replay(res, tasks=head)
+    # every reward upstream computes, the re-grades that are not valid (another scenario, a live NL judge) included
+    with pytest.warns(tauk.scoring.RegradeWarning):
+        replayed = tauk.score(res, tasks=head, replay=frame, invalid_regrades="keep").sort("simulation_id")
+    recorded = tauk.score(res, tasks=head, invalid_regrades="keep").sort("simulation_id")  # DB from the record
     assert set(replayed["db_source"]) == {"replayed"}
     # judged first: where keeping the recorded DB changes the re-graded reward, then tasks whose gold actions changed
     now = {t["id"]: t["evaluation_criteria"] for t in json.loads(head.read_text())}
@@ -158,6 +161,12 @@ def test_regrade_against_head_tasks_equals_upstream_fresh_tasks(tau2, shared_dat
     up = upstream(f, ids, fresh_tasks=True)
     got = dict(replayed.filter(pl.col("simulation_id").is_in(ids)).select("simulation_id", "score_reward").iter_rows())
     assert got == {i: up[i][2] for i in ids}, f.name
+    # by default only the valid re-grades carry a reward; with replay none of them is "needs_replay"
+    default = tauk.score(res, tasks=head, replay=frame).sort("simulation_id")
+    valid = default["regrade_class"].is_in(["unchanged", "regradable"])
+    assert "needs_replay" not in set(default["regrade_class"])
+    assert default.filter(~valid)["score_reward"].null_count() == int((~valid).sum())
+    assert default.filter(valid)["score_reward"].to_list() == replayed.filter(valid)["score_reward"].to_list()
     if domain == "airline":
         assert differs  # a re-grade that keeps the recorded DB gets these wrong
 

@@ -49,9 +49,10 @@ def _regrade_classes(prep: Prepared, replayed: pl.DataFrame | None) -> pl.DataFr
     return e.join(r, on=keys, how="left")
 
 
-def _mark_not_regraded(tr: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
+def _mark_not_regraded(tr: pl.DataFrame, classes: pl.DataFrame, keep: bool = False) -> pl.DataFrame:
     """Null ``score_reward`` and ``failure = "not_regraded:<class>"`` wherever the re-grade is not valid (a task the
-    new definitions lack keeps ``failure = "task_missing"``); every row gets its class and reason."""
+    new definitions lack keeps ``failure = "task_missing"``); every row gets its class and reason. ``keep``: the
+    reward and failure stay as computed (the class still says the re-grade is not valid)."""
     tr = tr.join(classes, on=["run_id", "task_id"], how="left", maintain_order="left")
     if "replayed_class" in classes.columns:  # DB and ENV_ASSERTION of a replayed simulation are recomputed
         both = pl.col("_rdb").is_not_null() & pl.col("_renv").is_not_null()
@@ -60,6 +61,8 @@ def _mark_not_regraded(tr: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
             regrade_reason=pl.when(both).then(pl.col("replayed_reason")).otherwise(pl.col("regrade_reason")),
         ).drop("replayed_class", "replayed_reason")
     valid = pl.col("regrade_class").is_in(list(REGRADED)).fill_null(False)
+    if keep:
+        return tr
     return tr.with_columns(
         score_reward=pl.when(valid).then(pl.col("score_reward")),
         failure=pl.when(valid | ~pl.col("task_defined")).then(pl.col("failure"))
@@ -149,6 +152,7 @@ def score(
     tasks: Any = None,
     strict: bool | None = None,
     replay: Any = None,
+    invalid_regrades: str = "null",
 ) -> pl.DataFrame:
     """Score every simulation: the trials frame plus one column per reward component and the reward.
 
@@ -184,6 +188,10 @@ def score(
         :func:`tauk.replay.replay` returned. Where a simulation was replayed its ``db`` / ``env_assertion`` are the
         replayed verdicts (``db_source`` / ``env_assertion_source`` = ``"replayed"``) and the reward is recomputed
         from them; elsewhere they stay the record's (``"record"``).
+    invalid_regrades
+        With ``tasks=``: ``"null"`` (default) gives the re-grade classes that are not valid a null ``score_reward``;
+        ``"keep"`` keeps the reward computed for them anyway (what ``tau2 evaluate-trajs --fresh-tasks`` reports),
+        their ``regrade_class`` still saying why it is not a valid re-grade.
 
     Returns
     -------
@@ -217,13 +225,16 @@ def score(
     """
     if evaluation not in EVALUATED:
         raise EvaluationError(f"unknown evaluation type {evaluation!r}; expected one of {', '.join(EVALUATION_TYPES)}")
+    if invalid_regrades not in ("null", "keep"):
+        raise TaukError(f"invalid_regrades is 'null' or 'keep', not {invalid_regrades!r}")
     replayed = _replayed(results, replay, tasks)
     if callable(getattr(results, "partitions", None)) and not isinstance(results, Mapping):
-        return _score_parts(results, evaluation, reward_basis, tasks, strict, replayed)
+        return _score_parts(results, evaluation, reward_basis, tasks, strict, replayed, invalid_regrades)
     prep = Prepared.build(results, tasks)
     if strict is None:  # the load's own rule
         strict = bool(getattr(results, "_strict", True))
-    return _score_prepared(prep, evaluation, reward_basis, strict, getattr(results, "report", None), replayed)
+    return _score_prepared(prep, evaluation, reward_basis, strict, getattr(results, "report", None), replayed,
+                           keep_invalid=invalid_regrades == "keep")  # fmt: skip
 
 
 def _replayed(results: Any, replay: Any, tasks: Any) -> pl.DataFrame | None:
@@ -243,7 +254,8 @@ def _replayed(results: Any, replay: Any, tasks: Any) -> pl.DataFrame | None:
 
 
 def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str] | None, strict: bool = True,
-                    report: Any = None, replayed: pl.DataFrame | None = None) -> pl.DataFrame:  # fmt: skip
+                    report: Any = None, replayed: pl.DataFrame | None = None,
+                    keep_invalid: bool = False) -> pl.DataFrame:  # fmt: skip
     classes = _regrade_classes(prep, replayed) if prep.regrade else None  # a domain mismatch raises here
     tr = prep.trials
     original = [c for c in prep.src.trials.columns]
@@ -384,7 +396,7 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
         tr = _unknown_components(tr, evaluation, strict, report)
         _check_safety(tr, evaluation)
     if classes is not None:
-        tr = _mark_not_regraded(tr, classes)
+        tr = _mark_not_regraded(tr, classes, keep_invalid)
     else:
         tr = tr.with_columns(regrade_class=pl.lit(None, pl.String), regrade_reason=pl.lit(None, pl.String))
     if prep.regrade:
@@ -403,7 +415,7 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
                 RegradeWarning,
                 stacklevel=4,
             )
-        _warn_not_regraded(tr)
+        _warn_not_regraded(tr, keep_invalid)
     added = [
         "gate", "has_criteria", "db", "env_assertion", "nl_assertion", "communicate", "action",
         "communicate_source", "action_source", "db_source", "env_assertion_source", "score_basis", "score_reward",
@@ -413,7 +425,7 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     return kept.hstack([tr.get_column(c) for c in added])
 
 
-def _warn_not_regraded(tr: pl.DataFrame) -> None:
+def _warn_not_regraded(tr: pl.DataFrame, keep: bool = False) -> None:
     """One warning with the counts of simulations whose re-grade is not valid (task_missing is warned apart)."""
     bad = tr.filter(~pl.col("regrade_class").is_in(list(REGRADED)).fill_null(True) & pl.col("task_defined"))
     if bad.height == 0:
@@ -422,9 +434,11 @@ def _warn_not_regraded(tr: pl.DataFrame) -> None:
     parts = ", ".join(f"{c} {n} ({t} task{'s' if t != 1 else ''})" for c, n, t in counts.rows())
     warnings.warn(
         f"re-grading: {bad.height} of {tr.height} simulation(s) cannot be re-graded offline against the new "
-        f"definitions — {parts}; their score_reward is null and regrade_class / regrade_reason say why. "
-        "Filter regrade_class in ('unchanged', 'regradable') before statistics (a null reward counts as a failure "
-        "in pass^k)",
+        f"definitions — {parts}; "
+        + ("their score_reward is kept as computed (invalid_regrades='keep') though it is not a valid re-grade; "
+           if keep else "their score_reward is null and ")
+        + "regrade_class / regrade_reason say why. Filter regrade_class in ('unchanged', 'regradable') before "
+        "statistics" + ("" if keep else " (a null reward counts as a failure in pass^k)"),
         RegradeWarning,
         stacklevel=5,
     )
@@ -440,7 +454,8 @@ def _part_of(replayed: pl.DataFrame | None, part: Any) -> pl.DataFrame | None:
 
 
 def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | None, tasks: Any,
-                 strict: bool | None = None, replayed: pl.DataFrame | None = None) -> pl.DataFrame:  # fmt: skip
+                 strict: bool | None = None, replayed: pl.DataFrame | None = None,
+                 invalid_regrades: str = "null") -> pl.DataFrame:  # fmt: skip
     """Score a store part by part (whole simulations each: one part's messages in memory at a time)."""
     if isinstance(tasks, str | Path):  # a tasks file: read once, not once per part
         tasks = resolve_tasks(tasks)
@@ -455,12 +470,14 @@ def _score_parts(results: Any, evaluation: str, reward_basis: Sequence[str] | No
         warnings.simplefilter("always")
         for part in parts:
             out.append(score(part, evaluation=evaluation, reward_basis=reward_basis, tasks=tasks,
-                             strict=True if strict is None else strict, replay=_part_of(replayed, part)))  # fmt: skip
+                             strict=True if strict is None else strict, replay=_part_of(replayed, part),
+                             invalid_regrades=invalid_regrades))  # fmt: skip
     for w in caught:  # once each, however many parts raised it
         if (w.category, str(w.message)) not in seen:
             seen.add((w.category, str(w.message)))
             warnings.warn(str(w.message), w.category, stacklevel=3)
     if not out:
         return score({name: results.scan(name).collect() for name in results.FRAMES}, evaluation=evaluation,
-                     reward_basis=reward_basis, tasks=tasks, replay=replayed)  # fmt: skip
+                     reward_basis=reward_basis, tasks=tasks, replay=replayed,
+                     invalid_regrades=invalid_regrades)  # fmt: skip
     return pl.concat(out, how="vertical_relaxed")
