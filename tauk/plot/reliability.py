@@ -29,7 +29,15 @@ def reliability_profile(profile: Any, *, figsize: Any = None) -> Any:
     """Three panels (outcome, resources, trajectories): every group's estimate with its task-level interval.
 
     ``profile``: a :class:`tauk.stats.ReliabilityProfile`. The plug-in outcome consistency is drawn hollow and
-    labelled biased."""
+    labelled biased.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> fig = tauk.plot.reliability_profile(tauk.stats.reliability(tauk.load("data"), by="agent"))
+    >>> len(fig.axes)
+    3
+    """
     groups = getattr(profile, "groups", None)
     if groups is None or groups.height == 0:
         raise TaukError("reliability_profile: give a tauk.stats.reliability(...) result with at least one group")
@@ -61,7 +69,15 @@ def reliability_profile(profile: Any, *, figsize: Any = None) -> Any:
 def deviation_success(profile: Any, *, figsize: Any = None) -> Any:
     """Success rate by number of state-changing deviations per group, with the task-clustered Wilson interval.
 
-    ``profile``: a :class:`tauk.stats.DeviationProfile`."""
+    ``profile``: a :class:`tauk.stats.DeviationProfile`.
+
+    Examples
+    --------
+    >>> import tauk
+    >>> fig = tauk.plot.deviation_success(tauk.stats.deviation_profile(tauk.load("data"), by="agent"))
+    >>> len(fig.axes) >= 1
+    True
+    """
     bc = getattr(profile, "by_count", None)
     if bc is None or bc.height == 0:
         raise TaukError("deviation_success: give a tauk.stats.deviation_profile(...) result with attributable trials")

@@ -142,7 +142,7 @@ def deviation_profile(
         Other task definitions (passed to :func:`tauk.scoring.trial_deviations`).
     """
     td = data if isinstance(data, pl.DataFrame) else trial_deviations(data, tasks=tasks)
-    by = tuple(by)
+    by = (by,) if isinstance(by, str) else tuple(by)
     need = {*by, "task_id", "success", "attributable", count}
     if not need <= set(td.columns):
         raise TaukError(f"deviation_profile: the frame lacks {sorted(need - set(td.columns))}")

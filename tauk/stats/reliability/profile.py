@@ -304,7 +304,7 @@ def reliability(
     if not 0 < ci < 1:
         raise TaukError(f"ci= takes a level in (0, 1), not {ci!r}")
     tr = _trials(data)
-    by = tuple(by)
+    by = (by,) if isinstance(by, str) else tuple(by)
     missing = [c for c in (*by, "task_id", reward) if c not in tr.columns]
     if missing:
         raise TaukError(f"reliability: the trials have no column(s) {missing}")
