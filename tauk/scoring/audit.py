@@ -38,6 +38,9 @@ FIELDS = (
     "n_not_recomputable",
 )
 _CORE = ("run", "n_checked", "communicate_mismatch", "action_mismatch", "reward_mismatch")
+_CHECKED = (("COMMUNICATE", "n_communicate_checked"), ("ACTION", "n_action_checked"), ("reward", "n_reward_checked"))
+NOT_CHECKED = "not checked"
+"""What the audit's table and headline say for a component nothing was compared for (never "0 mismatches")."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,18 @@ class Audit:
         """``n_checked`` and the three mismatch counts, summed over the runs."""
         return {c: int(self._runs.get_column(c).sum()) for c in _CORE[1:]}
 
+    def not_checked(self) -> list[str]:
+        """The components (``COMMUNICATE``, ``ACTION``, ``reward``) no simulation of any run could be compared for:
+        their mismatch count of 0 says nothing.
+
+        Examples
+        --------
+        >>> import tauk
+        >>> tauk.audit(tauk.load("data")).not_checked()
+        []
+        """
+        return [name for name, col in _CHECKED if int(self._runs.get_column(col).sum()) == 0]
+
     def summary(self, fmt: str | None = None) -> SummaryTable:
         """The per-run table as a :class:`tauk.table.SummaryTable`: ``str()`` for text, ``_repr_html_()``,
         ``to_latex()``.
@@ -94,15 +109,21 @@ class Audit:
         >>> table.columns
         ('run', 'n_checked', 'communicate_mismatch', 'action_mismatch', 'reward_mismatch')
         >>> print(table.title)
-        tauk audit: 6 run(s), 600 simulation(s) checked; mismatches — COMMUNICATE 0, ACTION 0, reward 0
+        tauk audit: 6 run(s), 600 simulation(s) checked; mismatches — COMMUNICATE 0 of 600, ACTION 0 of 600, reward 0 of 600
         """
         t = self.totals()
-        title = (
-            f"tauk audit: {self._runs.height} run(s), {t['n_checked']} simulation(s) checked; mismatches — "
-            f"COMMUNICATE {t['communicate_mismatch']}, ACTION {t['action_mismatch']}, "
-            f"reward {t['reward_mismatch']}"
-        )
+        f = self._runs
+        parts = []
+        for (name, col), mm in zip(_CHECKED, _CORE[2:]):
+            n = int(f.get_column(col).sum())
+            parts.append(f"{name} {t[mm]} of {n}" if n else f"{name} {NOT_CHECKED}")
+        title = (f"tauk audit: {f.height} run(s), {t['n_checked']} simulation(s) checked; mismatches — "
+                 + ", ".join(parts))  # fmt: skip
         notes = []
+        unseen = int(f.get_column("n_not_recomputable").sum())
+        if unseen:
+            notes.append(f"{unseen} simulation(s) not recomputed in full (no task definition, no messages or ticks, or "
+                         "no recorded reward info for DB / ENV_ASSERTION / NL_ASSERTION)")  # fmt: skip
         diag = {c: int(self._runs.get_column(c).sum()) for c in ("communicate_diagnostic_mismatch",
                                                                   "action_diagnostic_mismatch")}  # fmt: skip
         if any(diag.values()):
@@ -110,7 +131,11 @@ class Audit:
                 f"check lists outside the reward basis disagree too (diagnostic): COMMUNICATE "
                 f"{diag['communicate_diagnostic_mismatch']}, ACTION {diag['action_diagnostic_mismatch']}"
             )
-        table = SummaryTable.build(title, _CORE, self._runs.select(list(_CORE)).rows(), notes, align="lrrrr")
+        rows = [
+            [r["run"], r["n_checked"], *(r[mm] if r[col] else NOT_CHECKED for (_, col), mm in zip(_CHECKED, _CORE[2:]))]
+            for r in f.iter_rows(named=True)
+        ]
+        table = SummaryTable.build(title, _CORE, rows, notes, align="lrrrr")
         if fmt is None:
             return table
         warnings.warn(

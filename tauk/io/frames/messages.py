@@ -108,6 +108,28 @@ def _err(v: Any) -> bool | None:
     return str(v).strip().lower() in ("true", "1", "yes")
 
 
+def flatten_messages(messages: list[S.Message]) -> list[S.Message]:
+    """The message list with each ``MultiToolMessage`` (``{"role": "tool", "tool_messages": [...]}``) replaced by the
+    tool messages it wraps, in order (as upstream's own trajectories hold them).
+
+    Examples
+    --------
+    >>> m = msgspec.json.decode(b'[{"role": "user", "content": "hi"}, {"role": "tool", "tool_messages": '
+    ...                         b'[{"role": "tool", "id": "a"}, {"role": "tool", "id": "b"}]}]', type=list[S.Message])
+    >>> [(x.role, x.id) for x in flatten_messages(m)]
+    [('user', None), ('tool', 'a'), ('tool', 'b')]
+    """
+    if all(m.tool_messages is None for m in messages):
+        return messages
+    out: list[S.Message] = []
+    for m in messages:
+        if m.tool_messages is None:
+            out.append(m)
+        else:
+            out.extend(flatten_messages(m.tool_messages))
+    return out
+
+
 BATCH = 2000
 """Simulations whose messages are turned into frames at a time (bounds the Python objects alive at once)."""
 
@@ -204,6 +226,7 @@ def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: Load
         if not messages:
             yield
             continue
+        messages = flatten_messages(messages)
         message_cols, call_cols = cols
         results: dict[str, tuple[str | None, bool | None]] = {}
         for msg in messages:

@@ -166,7 +166,68 @@ def build_trials(
         trial_cols["mode"] += [s.mode for s in sims]
         trial_cols["n_messages"] += [len(s.messages) if s.messages is not None else None for s in sims]
         trial_cols["n_tool_calls"] += [_count_calls(s.messages) for s in sims]
+        trial_cols["n_ticks"] += [len(s.ticks) if s.ticks is not None else None for s in sims]
+        _head_fields(trial_cols, sims)
     return to_frame(trial_cols, TRIALS)
+
+
+_HEAD = ("db_match", "auth_status", "n_read_actions", "n_read_actions_correct", "n_write_actions",
+         "n_write_actions_correct", "had_unresponsive_period", "review", "review_errors")  # fmt: skip
+
+
+def _head_fields(trial_cols: dict[str, list], sims: Sequence[S.LightSimulation]) -> None:
+    """The per-simulation fields upstream HEAD's metrics count (DB match, authentication, read / write action checks,
+    responsiveness, LLM review errors); null where a simulation records none (every pre-1.0 file)."""
+    if not any(s.auth_classification is not None or s.review is not None or s.user_only_review is not None
+               or s.info is not None or (s.reward_info is not None and (s.reward_info.db_check is not None
+                                                                        or s.reward_info.action_checks))
+               for s in sims):  # fmt: skip
+        for col in _HEAD:
+            trial_cols[col] += [None] * len(sims)
+        return
+    for s in sims:
+        ri = s.reward_info
+        db = ri.db_check if ri is not None else None
+        trial_cols["db_match"].append(None if db is None else bool(db.db_match))
+        trial_cols["auth_status"].append(s.auth_classification.status if s.auth_classification is not None else None)
+        checks = ri.action_checks if ri is not None else None
+        if checks:
+            reads = [c for c in checks if c.tool_type == "read"]
+            writes = [c for c in checks if c.tool_type == "write"]
+            for col, value in (("n_read_actions", len(reads)), ("n_write_actions", len(writes)),
+                               ("n_read_actions_correct", sum(1 for c in reads if c.action_match)),
+                               ("n_write_actions_correct", sum(1 for c in writes if c.action_match))):  # fmt: skip
+                trial_cols[col].append(value)
+        else:
+            for col in ("n_read_actions", "n_read_actions_correct", "n_write_actions", "n_write_actions_correct"):
+                trial_cols[col].append(None)
+        flag = s.info.had_unresponsive_period if s.info is not None else S.ABSENT
+        trial_cols["had_unresponsive_period"].append(
+            None if flag is S.ABSENT or not bytes(flag) else _truthy(flag)
+        )
+        review, kind = (s.review, "review") if s.review is not None else (s.user_only_review, "user_only_review")
+        if review is None:
+            trial_cols["review"].append(None)
+            trial_cols["review_errors"].append(None)
+            continue
+        trial_cols["review"].append(kind)
+        trial_cols["review_errors"].append(canonical_json([
+            {"source": e.source if kind == "review" else "user", "severity": e.severity,
+             "error_tags": list(e.error_tags or ()), "turn_idx": _num(e.turn_idx, to_int),
+             "tick_start": _num(e.tick_start, to_int)}
+            for e in review.errors or ()
+        ]))  # fmt: skip
+
+
+def _truthy(raw: msgspec.Raw) -> bool:
+    """Python truthiness of a JSON value (as upstream's ``if sim.info[...]``)."""
+    b = bytes(raw).strip()
+    if b in (b"true", b"false", b"null"):
+        return b == b"true"
+    try:
+        return bool(msgspec.json.decode(b))
+    except msgspec.DecodeError:
+        return False
 
 
 def _taubench_trial_rows(trial_cols: dict[str, list], run: RunData, rid: str, agent: str | None,
@@ -205,3 +266,5 @@ def _taubench_trial_rows(trial_cols: dict[str, list], run: RunData, rid: str, ag
             trial_cols[k].append(None)
         trial_cols["n_messages"].append(len(r.traj) if r.traj is not None else None)
         trial_cols["n_tool_calls"].append(_count_calls(r.traj))
+        for col in ("n_ticks", *_HEAD):
+            trial_cols[col].append(None)
