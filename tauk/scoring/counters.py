@@ -474,7 +474,7 @@ def pass_hat_k_by_infra(trials: Any, *, by: str | Sequence[str] | None = _BY_DEF
     rows = []
     infra_counts = df.group_by(gk).agg(n_infra_errors=pl.col("_infra").sum().cast(pl.Int64))
     for convention in ("drop", "fail"):
-        kept = pl.lit(True) if convention == "fail" else ~pl.col("_infra")
+        kept = pl.col("_infra").is_not_null() if convention == "fail" else ~pl.col("_infra")  # a row each
         per_run = df.group_by([*gk, *tkeys, "_run"]).agg(
             _nk=kept.sum().cast(pl.Int64), _c=(pl.col("_ok") & kept).sum().cast(pl.Int64),
             _den=pl.col("_den").first(),

@@ -62,7 +62,7 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
         raws: Sequence[Any] = [memoryview(data)[a:b] for a, b in run.spans]
     else:
         try:
-            raws = _FULL_RAW.decode(data).simulations or []
+            raws = (_TB_RAW.decode(data) if run.format == "tau2-list" else _FULL_RAW.decode(data).simulations) or []
         except DECODE_ERRORS:  # the light pass decoded it: a race with the file; read_again checked its identity
             raws = []
     for n, (sim, i) in enumerate(zip(run.simulations, run.sim_sources), start=1):
@@ -72,7 +72,7 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
             yield str(sim.id), _FULL_SIM.decode(raws[i]).messages
         except DECODE_ERRORS as exc:
             base = run.spans[i][0] if run.spans is not None else None
-            _unreadable_messages(report, strict, run.path, f"$.simulations[{i}]", exc, raws[i], base)
+            _unreadable_messages(report, strict, run.path, f"{run.sims_path}[{i}]", exc, raws[i], base)
             yield str(sim.id), None
 
 
