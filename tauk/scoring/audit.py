@@ -109,16 +109,19 @@ class Audit:
         >>> table.columns
         ('run', 'n_checked', 'communicate_mismatch', 'action_mismatch', 'reward_mismatch')
         >>> print(table.title)
-        tauk audit: 6 run(s), 600 simulation(s) checked; mismatches — COMMUNICATE 0 of 600, ACTION 0 of 600, reward 0 of 600
+        tauk audit: 6 run(s); mismatches / checked: COMMUNICATE 0/550, ACTION 0/78, reward 0/600
         """
         t = self.totals()
         f = self._runs
-        parts = []
+        checked, unchecked = [], []
         for (name, col), mm in zip(_CHECKED, _CORE[2:]):
             n = int(f.get_column(col).sum())
-            parts.append(f"{name} {t[mm]} of {n}" if n else f"{name} {NOT_CHECKED}")
-        title = (f"tauk audit: {f.height} run(s), {t['n_checked']} simulation(s) checked; mismatches — "
-                 + ", ".join(parts))  # fmt: skip
+            (checked.append(f"{name} {t[mm]}/{n}") if n else unchecked.append(name))
+        title = f"tauk audit: {f.height} run(s)"
+        if checked:
+            title += "; mismatches / checked: " + ", ".join(checked)
+        if unchecked:
+            title += f"; {', '.join(unchecked)} {NOT_CHECKED}"
         notes = []
         unseen = int(f.get_column("n_not_recomputable").sum())
         if unseen:

@@ -274,7 +274,9 @@ def setup_differences(frame: pl.DataFrame, setups: Sequence[str] | None = None) 
 
 def pooling_note(frame: pl.DataFrame, setups: Sequence[str] | None = None, *, width: int = 40) -> str | None:
     """The sentence a result pooled over several setups (``pool_setups=True``) carries: which fields it pooled over
-    and their values (each value cut to ``width`` characters); None when the setups do not differ.
+    and their values (each value cut to ``width`` characters); None when it pooled one setup. ``frame``: a ``runs``
+    frame (or any frame with ``setup`` and the identity columns); a frame with ``setup`` alone (a trials frame) gets
+    the setup labels listed instead.
 
     Examples
     --------
@@ -282,16 +284,20 @@ def pooling_note(frame: pl.DataFrame, setups: Sequence[str] | None = None, *, wi
     ...                      "speech_complexity": ["regular", "control"]})
     >>> print(pooling_note(runs))
     pooled over 2 setups that differ in evaluator_version (1a2b3c4d | 5e6f7a8b), speech_complexity (control | regular)
+    >>> print(pooling_note(runs.select("setup")))
+    pooled over 2 setups: a | b
     """
-    diff = setup_differences(frame, setups)
-    if not diff:
+    rows = frame.filter(pl.col("setup").is_in(list(setups))) if setups is not None else frame
+    labels = sorted(rows.get_column("setup").cast(pl.String).drop_nulls().unique().to_list())
+    if len(labels) < 2:
         return None
-    n = frame.filter(pl.col("setup").is_in(list(setups))) if setups is not None else frame
+    if not any(f in frame.columns for f in SETUP_FIELDS):
+        return f"pooled over {len(labels)} setups: {' | '.join(labels)}"
     parts = []
-    for f, values in diff.items():
+    for f, values in setup_differences(rows).items():
         shown = [("null" if v is None else (v if len(v) <= width else v[: width - 1] + "…")) for v in values]
         parts.append(f"{f} ({' | '.join(shown)})")
-    return f"pooled over {n.get_column('setup').n_unique()} setups that differ in {', '.join(parts)}"
+    return f"pooled over {len(labels)} setups that differ in {', '.join(parts)}"
 
 
 def _basis(task) -> tuple[str, ...]:
