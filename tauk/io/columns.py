@@ -166,9 +166,10 @@ TRIALS = _contract(
                           "upstream counts it); null when no DB check is recorded"),
     ("auth_status", "str?", "`auth_classification.status` (`succeeded`, `failed`, `not_needed`); null when not "
                             "classified"),
-    ("n_read_actions", "i64?", "`action_checks` whose `tool_type` is `read`; null when no action check is recorded"),
+    ("n_read_actions", "i64?", "`action_checks` whose `tool_type` is `read`; null when no action check is recorded, or "
+                               "none of the run's records a `tool_type` (before v1.0)"),
     ("n_read_actions_correct", "i64?", "of those, matched (`action_match`)"),
-    ("n_write_actions", "i64?", "`action_checks` whose `tool_type` is `write`; null when no action check is recorded"),
+    ("n_write_actions", "i64?", "`action_checks` whose `tool_type` is `write`; null as `n_read_actions`"),
     ("n_write_actions_correct", "i64?", "of those, matched"),
     ("had_unresponsive_period", "bool?", "`info.had_unresponsive_period` (full-duplex); null when not recorded"),
     ("review", "str?", "which LLM review the simulation carries: `review` (agent and user errors) or "

@@ -93,7 +93,7 @@ class EnvAssertionCheck(Struct):
 class ActionCheck(Struct):
     action_match: bool | None = None
     action_reward: float | None = None
-    tool_type: str | None = None  # v1.0+: read / write / think / generic
+    tool_type: Raw = ABSENT  # v1.0+: "read" / "write" / "think" / "generic" (null: unknown tool); absent before
 
 
 class MetCheck(Struct):

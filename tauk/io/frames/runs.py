@@ -120,7 +120,7 @@ def run_mode(run: RunData, agent_impl: str | None, user_impl: str | None) -> str
         return "solo"
     if run.format == "taubench":
         return "normal"
-    modes = {"normal" if m in (None, "half_duplex") else str(m) for m in (s.mode for s in run.simulations)}
+    modes = {"normal" if m in (None, "half_duplex") else str(m) for m in {s.mode for s in run.simulations}}
     return "+".join(sorted(modes)) if modes else "normal"
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+import orjson
 import polars as pl
 
 from tauk.conventions import DEFAULT_REWARD_BASIS, INFRA_REASON
@@ -31,7 +32,7 @@ __all__ = ["build_trials"]
 _DEFAULT_BASIS = list(DEFAULT_REWARD_BASIS)
 _RECORDED = ("reward", "recorded_db", "recorded_env_assertion", "recorded_nl_assertion", "recorded_communicate",
              "recorded_action", "reward_breakdown", "recorded_reward_basis")  # the order of _recorded()'s tuple
-_CALLS = S.decoder(list[msgspec.Raw] | str | None)
+_CALLS = S.decoder(list[S.Skipped] | str | None)  # a call that is not an object: the count is unknown
 
 
 def _task_basis(task: S.Task) -> list[str] | None:
@@ -62,30 +63,46 @@ def _count_calls(messages: Sequence[S.LightMessage] | None) -> int | None:
 def _all_met(checks: Sequence[Any] | None, attr: str) -> float | None:
     if checks is None:
         return None
-    return 1.0 if all(bool(getattr(c, attr)) for c in checks) else 0.0
+    if attr == "met":  # the two attributes read directly: no getattr per check
+        return 1.0 if all(c.met for c in checks) else 0.0
+    return 1.0 if all(c.action_match for c in checks) else 0.0
+
+
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+def _breakdown_json(bd: dict[str, float | None]) -> str:
+    try:
+        return orjson.dumps(bd, option=_SORTED).decode()
+    except TypeError:  # what orjson cannot write (canonical_json's fallback)
+        return canonical_json(bd)
 
 
 def _recorded(ri: S.RewardInfo | None) -> tuple:
     """(reward, db, env, nl, communicate, action, breakdown JSON, recorded basis) of one reward_info."""
     if ri is None:
         return (None,) * 8
-    bd = ri.reward_breakdown or {}
+    bd = ri.reward_breakdown
     env = None
     if ri.env_assertions is not None:
         env = 1.0
         for e in ri.env_assertions:
             env *= e.reward if e.reward is not None else (1.0 if e.met else 0.0)
     nl = _all_met(ri.nl_assertions, "met") if ri.nl_assertions else None
-    comm, act = bd.get("COMMUNICATE"), bd.get("ACTION")
+    if bd is None:
+        comm = act = bd_nl = None
+    else:
+        comm, act, bd_nl = bd.get("COMMUNICATE"), bd.get("ACTION"), bd.get("NL_ASSERTION")
+    basis = ri.reward_basis
     return (
         ri.reward,
         ri.db_check.db_reward if ri.db_check is not None else None,
         env,
-        nl if nl is not None else bd.get("NL_ASSERTION"),
+        nl if nl is not None else bd_nl,
         comm if comm is not None else _all_met(ri.communicate_checks, "met"),
         act if act is not None else _all_met(ri.action_checks, "action_match"),
-        canonical_json(ri.reward_breakdown) if ri.reward_breakdown is not None else None,
-        list(ri.reward_basis) if ri.reward_basis is not None else None,
+        _breakdown_json(bd) if bd is not None else None,
+        list(basis) if basis is not None else None,
     )
 
 
@@ -177,34 +194,35 @@ _HEAD = ("db_match", "auth_status", "n_read_actions", "n_read_actions_correct", 
 
 def _head_fields(trial_cols: dict[str, list], sims: Sequence[S.LightSimulation]) -> None:
     """The per-simulation fields upstream HEAD's metrics count (DB match, authentication, read / write action checks,
-    responsiveness, LLM review errors); null where a simulation records none (every pre-1.0 file)."""
-    if not any(s.auth_classification is not None or s.review is not None or s.user_only_review is not None
-               or s.info is not None or (s.reward_info is not None and (s.reward_info.db_check is not None
-                                                                        or s.reward_info.action_checks))
-               for s in sims):  # fmt: skip
-        for col in _HEAD:
-            trial_cols[col] += [None] * len(sims)
+    responsiveness, LLM review errors); null where a simulation records none (every pre-1.0 file). A column is filled
+    only when some simulation of the run records its field."""
+    n = len(sims)
+    none = [None] * n
+    ris = [s.reward_info for s in sims]
+    trial_cols["db_match"] += [None if ri is None or (d := ri.db_check) is None else bool(d.db_match) for ri in ris]
+    # upstream writes `tool_type` on every action check from v1.0 on (null for an unknown tool), never before: the
+    # first check recorded tells
+    first = next((cs[0] for ri in ris if ri is not None and (cs := ri.action_checks)), None)
+    if first is not None and first.tool_type is not S.ABSENT:
+        checks = [ri.action_checks if ri is not None else None for ri in ris]
+        for side, raw in (("read", b'"read"'), ("write", b'"write"')):
+            typed = [[c for c in cs if bytes(c.tool_type) == raw] if cs else None for cs in checks]
+            trial_cols[f"n_{side}_actions"] += [None if t is None else len(t) for t in typed]
+            trial_cols[f"n_{side}_actions_correct"] += [None if t is None else sum(1 for c in t if c.action_match)
+                                                        for t in typed]  # fmt: skip
+    else:  # no check records a tool type (before v1.0): nothing to count, as upstream counts nothing
+        for col in ("n_read_actions", "n_read_actions_correct", "n_write_actions", "n_write_actions_correct"):
+            trial_cols[col] += none
+    if not any(s.auth_classification is not None or s.info is not None or s.review is not None
+               or s.user_only_review is not None for s in sims):  # fmt: skip
+        for col in ("auth_status", "had_unresponsive_period", "review", "review_errors"):
+            trial_cols[col] += none
         return
+    trial_cols["auth_status"] += [s.auth_classification.status if s.auth_classification is not None else None
+                                  for s in sims]  # fmt: skip
+    flags = [s.info.had_unresponsive_period if s.info is not None else S.ABSENT for s in sims]
+    trial_cols["had_unresponsive_period"] += [None if f is S.ABSENT or not bytes(f) else _truthy(f) for f in flags]
     for s in sims:
-        ri = s.reward_info
-        db = ri.db_check if ri is not None else None
-        trial_cols["db_match"].append(None if db is None else bool(db.db_match))
-        trial_cols["auth_status"].append(s.auth_classification.status if s.auth_classification is not None else None)
-        checks = ri.action_checks if ri is not None else None
-        if checks:
-            reads = [c for c in checks if c.tool_type == "read"]
-            writes = [c for c in checks if c.tool_type == "write"]
-            for col, value in (("n_read_actions", len(reads)), ("n_write_actions", len(writes)),
-                               ("n_read_actions_correct", sum(1 for c in reads if c.action_match)),
-                               ("n_write_actions_correct", sum(1 for c in writes if c.action_match))):  # fmt: skip
-                trial_cols[col].append(value)
-        else:
-            for col in ("n_read_actions", "n_read_actions_correct", "n_write_actions", "n_write_actions_correct"):
-                trial_cols[col].append(None)
-        flag = s.info.had_unresponsive_period if s.info is not None else S.ABSENT
-        trial_cols["had_unresponsive_period"].append(
-            None if flag is S.ABSENT or not bytes(flag) else _truthy(flag)
-        )
         review, kind = (s.review, "review") if s.review is not None else (s.user_only_review, "user_only_review")
         if review is None:
             trial_cols["review"].append(None)
