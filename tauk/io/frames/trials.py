@@ -40,14 +40,15 @@ def _task_basis(task: S.Task) -> list[str] | None:
     return list(ec.reward_basis) if ec is not None and ec.reward_basis is not None else None
 
 
-def _count_calls(messages: Sequence[S.LightMessage] | None) -> int | None:
+def _count_calls(messages: Sequence[S.LightMessage] | None, null: msgspec.Raw = S.NULL,
+                 decode: Any = _CALLS.decode) -> int | None:  # fmt: skip
     """Tool calls in a light message list; None when messages are null or some calls cannot be read."""
     if messages is None:
         return None
     n = 0
-    for raw in [m.tool_calls for m in messages if m.tool_calls != S.NULL]:
+    for raw in [m.tool_calls for m in messages if m.tool_calls != null]:
         try:
-            tc = _CALLS.decode(raw)
+            tc = decode(raw)
         except msgspec.DecodeError:  # neither a list nor a string (e.g. a number): reported when messages load
             return None
         if type(tc) is list:
