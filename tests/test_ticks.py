@@ -242,3 +242,16 @@ def test_chunk_merging_matches_upstream_on_random_streams(tmp_path):
         ticks = msgspec.json.decode(json.dumps(case), type=list[S.Tick])
         chunks = [(i, t.agent_chunk) for i, t in enumerate(ticks) if t.agent_chunk and t.agent_chunk.tool_calls is None]
         assert [m[3] for m in merge_chunks(chunks)] == want, case
+
+
+def test_voice_copy_counters_equal_upstream(voice):
+    from test_counters import UPSTREAM_METRICS
+    from test_shapes_head import _assert_counters
+
+    from tauk.scoring import counters
+
+    folder, _ = voice
+    up = run_upstream(UPSTREAM_METRICS, str(folder))[str(folder)]
+    mine = counters.head_counters(tauk.load(folder).trials, by=None).row(0, named=True)
+    _assert_counters(mine, up)
+    assert mine["db_match"] == 3 and mine["n_simulations"] == 3
