@@ -12,7 +12,7 @@ import polars as pl
 
 from tauk.errors import LoadReport, LoadWarning, TaukError
 from tauk.io.columns import FRAMES, MESSAGES_SCHEMA, TOOL_CALLS_SCHEMA
-from tauk.io.frames import build_runs, build_tasks, build_trials, run_agent
+from tauk.io.frames import build_runs, build_tasks, build_ticks, build_trials, run_agent
 from tauk.io.frames.messages import iter_messages
 from tauk.io.frames.runs import runs_where
 from tauk.io.load import Inputs, read_inputs
@@ -140,6 +140,32 @@ class Results:
         if "_calls" in self.__dict__:
             return self.__dict__["_calls"]
         return self._messages_pair[1]
+
+    @cached_property
+    def _ticks_triple(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        seen = len(self.report.issues)
+        with bounded_nesting():
+            out = build_ticks(self._runs, self._run_ids, self.report, strict=self._strict)
+        if len(self.report.issues) > seen:
+            warnings.warn(f"ticks skipped: {len(self.report.issues) - seen} simulation(s), first "
+                          f"{self.report.issues[seen]} (see Results.report)", LoadWarning, stacklevel=4)  # fmt: skip
+        return out
+
+    @property
+    def ticks(self) -> pl.DataFrame:
+        """One row per tick of the full-duplex simulations (decoded from the files on first use)."""
+        return self._ticks_triple[0]
+
+    @property
+    def utterances(self) -> pl.DataFrame:
+        """Each side's streamed chunks of the full-duplex simulations merged into messages (as upstream grades
+        COMMUNICATE from them)."""
+        return self._ticks_triple[1]
+
+    @property
+    def tick_tool_calls(self) -> pl.DataFrame:
+        """One row per tool call made in a tick of a full-duplex simulation (what upstream's ACTION reads)."""
+        return self._ticks_triple[2]
 
     def message_batches(self, batch: int) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
         """``(run_id, messages, tool_calls)`` for ``batch`` whole simulations at a time, run by run, in the order of

@@ -29,6 +29,7 @@ __all__ = [
     "ActionCheckModel",
     "ActionModel",
     "AgentInfoModel",
+    "AuthClassificationModel",
     "CommunicateCheckModel",
     "DBCheckModel",
     "DirectoryResultsModel",
@@ -39,7 +40,10 @@ __all__ = [
     "MessageModel",
     "NLAssertionCheckModel",
     "ResultsModel",
+    "ReviewErrorModel",
+    "ReviewModel",
     "RewardInfoModel",
+    "SimulationInfoModel",
     "SimulationRunModel",
     "TERMINATION_REASONS",
     "TaskModel",
@@ -52,7 +56,11 @@ __all__ = [
     "TauBenchRewardInfoModel",
     "TauBenchTaskModel",
     "TauBenchToolCallModel",
+    "TickChunkModel",
+    "TickModel",
     "ToolCallModel",
+    "TurnTakingModel",
+    "UserInfoModel",
     "validate",
 ]
 
@@ -71,6 +79,12 @@ class AgentInfoModel(_Model):
     llm_args: dict[str, Any] | None = None
 
 
+class UserInfoModel(AgentInfoModel):
+    """``user_info``: the user simulator (its implementation, LLM and, at HEAD, persona)."""
+
+    persona_config: Any = None
+
+
 class EnvironmentInfoModel(_Model):
     domain_name: str | None = None
     policy: str | None = None
@@ -85,9 +99,15 @@ class InfoModel(_Model):
     max_steps: int | None = None
     max_errors: int | None = None
     seed: int | None = None
-    user_info: AgentInfoModel | None = None
+    user_info: UserInfoModel | None = None
     agent_info: AgentInfoModel | None = None
     environment_info: EnvironmentInfoModel | None = None
+    # v1.0+: settings that make runs distinct experiments (tauk.io.frames.runs.setup_identity)
+    text_streaming_config: dict[str, Any] | None = None
+    speech_complexity: str | None = None
+    audio_native_config: dict[str, Any] | None = None
+    retrieval_config: str | None = None
+    retrieval_config_kwargs: dict[str, Any] | None = None
 
 
 class ActionModel(_Model):
@@ -136,6 +156,41 @@ class MessageModel(_Model):
     id: str | None = None  # tool messages: the call id they answer
     requestor: str | None = None
     error: bool | None = None
+    tool_messages: list[MessageModel] | None = None  # a MultiToolMessage: the tool messages it wraps
+
+
+class TurnTakingModel(_Model):
+    action: str | None = None
+    info: str | None = None
+
+
+class TickChunkModel(_Model):
+    """A tick's agent or user chunk: a piece of a streamed utterance (chunks sharing ``utterance_ids`` merge)."""
+
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[ToolCallModel] | None = None
+    utterance_ids: list[str] | None = None
+    contains_speech: bool | None = None
+    is_audio: bool | None = None
+    turn_taking_action: TurnTakingModel | None = None
+    timestamp: str | None = None
+
+
+class TickModel(_Model):
+    """One tick of a full-duplex simulation: both sides' chunks, tool calls and results in that tick."""
+
+    tick_id: int | None = None
+    timestamp: str | None = None
+    agent_chunk: TickChunkModel | None = None
+    user_chunk: TickChunkModel | None = None
+    agent_tool_calls: list[ToolCallModel] | None = None
+    user_tool_calls: list[ToolCallModel] | None = None
+    agent_tool_results: list[MessageModel] | None = None
+    user_tool_results: list[MessageModel] | None = None
+    user_transcript: str | None = None
+    tick_duration_seconds: float | None = None
+    wall_clock_duration_seconds: float | None = None
 
 
 class DBCheckModel(_Model):
@@ -180,6 +235,37 @@ class RewardInfoModel(_Model):
     info: Any = None
 
 
+class AuthClassificationModel(_Model):
+    status: str | None = None  # succeeded | failed | not_needed
+    reasoning: str | None = None
+    cost: float | None = None
+
+
+class ReviewErrorModel(_Model):
+    source: str | None = None  # agent | user | unknown (absent in a user-only review)
+    severity: str | None = None
+    error_type: str | None = None
+    error_tags: list[str] | None = None
+    turn_idx: int | None = None
+    tick_start: int | None = None
+    tick_end: int | None = None
+    reasoning: str | None = None
+
+
+class ReviewModel(_Model):
+    """``review`` / ``user_only_review``: an LLM judge's list of errors."""
+
+    summary: str | None = None
+    has_errors: bool | None = None
+    errors: list[ReviewErrorModel] | None = None
+
+
+class SimulationInfoModel(_Model):
+    """A simulation's ``info`` (free-form diagnostics)."""
+
+    had_unresponsive_period: bool | None = None
+
+
 class SimulationRunModel(_Model):
     """One simulation. ``messages`` is null for full-duplex voice runs (they carry ``ticks``)."""
 
@@ -196,7 +282,12 @@ class SimulationRunModel(_Model):
     user_cost: float | None = None
     reward_info: RewardInfoModel | None = None
     messages: list[MessageModel] | None = None
+    ticks: list[TickModel] | None = None
     mode: str | None = None
+    auth_classification: AuthClassificationModel | None = None
+    review: ReviewModel | None = None
+    user_only_review: ReviewModel | None = None
+    info: SimulationInfoModel | None = None
 
 
 class ResultsModel(_Model):

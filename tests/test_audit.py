@@ -61,7 +61,7 @@ def test_audit_is_immutable_and_renders():
     assert isinstance(table, SummaryTable)  # the same table object as every statistics result
     text = str(table)
     assert "communicate_mismatch" in text and "run" in text and str(a) == text
-    assert text.startswith("tauk audit: 1 run(s), 3 simulation(s) checked")
+    assert text.startswith("tauk audit: 1 run(s); mismatches / checked: COMMUNICATE 1/3, ACTION 1/3, reward 0/3")
     html = table._repr_html_()
     assert "<table>" in html and a._repr_html_() == html
     latex = table.to_latex()

@@ -48,6 +48,17 @@ def test_schema_error_location(tmp_path, shared_data):
 # every msgspec struct the loaders decode with -> the pydantic model(s) documenting the same JSON object
 STRUCT_TO_MODEL = {
     "AgentInfo": schema.AgentInfoModel,
+    "UserInfo": schema.UserInfoModel,
+    "Skipped": schema.TickModel,
+    "TurnTaking": schema.TurnTakingModel,
+    "Chunk": schema.TickChunkModel,
+    "Tick": schema.TickModel,
+    "AuthClassification": schema.AuthClassificationModel,
+    "ReviewError": schema.ReviewErrorModel,
+    "Review": schema.ReviewModel,
+    "SimulationInfo": schema.SimulationInfoModel,
+    "TickSimulation": schema.SimulationRunModel,
+    "TickResults": schema.ResultsModel,
     "EnvironmentInfo": schema.EnvironmentInfoModel,
     "Info": schema.InfoModel,
     "Action": schema.ActionModel,

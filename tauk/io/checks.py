@@ -48,9 +48,7 @@ _INTS = ("trial", "seed")
 
 
 def _where(run: RunData, src: Any, name: str) -> str:
-    if run.format == "taubench":
-        return f"$[{src}].{name}"
-    return f"$.simulations[{src}].{name}" if isinstance(src, int) else f"{src}: $.{name}"
+    return f"{run.sims_path}[{src}].{name}" if isinstance(src, int) else f"{src}: $.{name}"
 
 
 def _coerce(value: Any, integer: bool) -> tuple[Any, str | None]:
@@ -106,7 +104,7 @@ def check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
         sid = str(sim.id)
         src = run.sim_sources[i]
         if sid in seen:
-            where = f"$.simulations[{src}].id" if isinstance(src, int) else f"{src}: $.id"
+            where = f"{run.sims_path}[{src}].id" if isinstance(src, int) else f"{src}: $.id"
             msg = f"duplicate simulation id {sid!r} (first at simulations[{seen[sid]}])"
             if strict:
                 raise LoadError(str(run.path), where, msg)
@@ -130,7 +128,7 @@ def check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
             try:
                 parse_tool_calls_string(msgspec.json.decode(tc, type=str))
             except ValueError as exc:
-                where = f"$.simulations[{src}].messages[{j}].tool_calls"
+                where = f"{run.sims_path}[{src}].messages[{j}].tool_calls"
                 if strict:
                     raise LoadError(str(run.path), where, str(exc)) from None
                 report.add(str(run.path), where, "unparsable_tool_calls", f"{exc}; these tool calls are skipped")
@@ -142,7 +140,7 @@ def check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
             f"{n} message(s) carry tool_calls as a string (Python repr); parsed as literals, never evaluated; "
             "string 'None' contents read as null"
         )
-        report.add(str(run.path), "$.simulations[*].messages[*].tool_calls", "stringified_tool_calls", msg)
+        report.add(str(run.path), f"{run.sims_path}[*].messages[*].tool_calls", "stringified_tool_calls", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
 
 

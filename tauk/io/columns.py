@@ -1,4 +1,4 @@
-"""The column contracts of the six frames: for each, the ordered columns with their type and meaning.
+"""The column contracts of the frames: for each, the ordered columns with their type and meaning.
 
 This module is the one description of the frames: the builders (:mod:`tauk.io.frames`) produce exactly these
 columns with these dtypes, and ARCHITECTURE.md's frame tables are :func:`markdown_table` of them (a test compares
@@ -9,7 +9,7 @@ Examples
 --------
 >>> from tauk.io.columns import CONTRACTS, TRIALS
 >>> list(CONTRACTS)
-['runs', 'trials', 'messages', 'tool_calls', 'tasks', 'expected_actions']
+['runs', 'trials', 'messages', 'tool_calls', 'tasks', 'expected_actions', 'ticks', 'utterances', 'tick_tool_calls']
 >>> TRIALS[0].name, TRIALS[0].type, TRIALS[0].dtype
 ('run_id', 'str', String)
 """
@@ -32,6 +32,13 @@ __all__ = [
     "RUNS_SCHEMA",
     "TASKS",
     "TASKS_SCHEMA",
+    "TICKS",
+    "TICKS_SCHEMA",
+    "TICK_FRAMES",
+    "TICK_TOOL_CALLS",
+    "TICK_TOOL_CALLS_SCHEMA",
+    "UTTERANCES",
+    "UTTERANCES_SCHEMA",
     "TOOL_CALLS",
     "TOOL_CALLS_SCHEMA",
     "TRIALS",
@@ -77,19 +84,33 @@ def _contract(*rows: tuple[str, str, str]) -> tuple[Column, ...]:
 RUNS = _contract(
     ("run_id", "str", "label given by the caller, else the file/dir path relative to the common parent"),
     ("source", "str", "path of the file or directory"),
-    ("format", "str", "`tau2`, `tau2-dir`, `tau2-wrapper`, `taubench`"),
+    ("format", "str", "`tau2`, `tau2-dir`, `tau2-wrapper`, `tau2-list` (a bare list of simulations), `taubench`"),
     ("format_version", "str?", "`format_version` if the file has one, else inferred: `>=1.0` when the "
                                "`simulation_index` key is present, else `<1.0`; null for τ-bench"),
     ("agent", "str?", "caller override, else `agent_info.llm`, else `agent_info.implementation` (wrapper: `model`, "
-                      "else `agent`; τ-bench: the file name before the domain)"),
+                      "else `agent`; τ-bench and a bare simulation list: the file name before the domain)"),
     ("agent_implementation", "str?", "`info.agent_info.implementation`"),
     ("user_model", "str?", "`info.user_info.llm`"),
     ("user_implementation", "str?", "`info.user_info.implementation`"),
-    ("domain", "str?", "`environment_info.domain_name` (wrapper: `domain`; τ-bench: from the file name when it "
-                       "names a domain)"),
-    ("setup", "str", "what makes runs repeated trials of one experiment: `domain/mode/user model/reward bases` "
-                     "(mode: `solo` for a solo agent or dummy user, else the simulations' `mode`, else `normal`); "
-                     "statistics never pool setups unless asked"),
+    ("domain", "str?", "`environment_info.domain_name` (wrapper: `domain`; τ-bench and a bare simulation list: from "
+                       "the file name when it names a domain)"),
+    ("setup", "str", "what makes runs repeated trials of one experiment: `domain/mode/user model/reward bases`, then "
+                     "`#` and six hex digits summing up the other setup fields below when any is recorded (the same "
+                     "fields give the same key; `tauk.io.frames.runs.setup_legend` spells it out); statistics never "
+                     "pool setups unless asked"),
+    ("mode", "str", "`solo` (solo agent or dummy user), `full_duplex` (voice), `normal` (turn-based: `half_duplex` or "
+                    "no `mode`); other recorded modes as written, several joined by `+`"),
+    ("reward_bases", "str", "the reward bases of the run's task definitions (without: the recorded ones), e.g. "
+                            "`DB×COMMUNICATE`"),
+    ("evaluator_version", "str?", "`info.git_commit`: the τ²-bench code that ran and graded (a setup field)"),
+    ("retrieval_config", "str?", "`info.retrieval_config` (knowledge retrieval; a setup field)"),
+    ("retrieval_config_kwargs", "str?", "`info.retrieval_config_kwargs` as canonical JSON (a setup field)"),
+    ("speech_complexity", "str?", "`info.speech_complexity` (voice; a setup field)"),
+    ("audio_settings", "str?", "`info.audio_native_config` as canonical JSON without `provider`, `model`, "
+                               "`reasoning_effort`, `cascaded_config_name` (the agent itself; a setup field)"),
+    ("text_streaming_config", "str?", "`info.text_streaming_config` as canonical JSON; null when absent or upstream's "
+                                      "default `{\"chunk_by\": \"words\", \"chunk_size\": 1}` (a setup field)"),
+    ("user_persona", "str?", "`info.user_info.persona_config` as canonical JSON (a setup field)"),
     ("num_trials", "i64?", "`info.num_trials` (τ-bench: distinct trial indices)"),
     ("max_steps", "i64?", "`info.max_steps`"),
     ("max_errors", "i64?", "`info.max_errors`"),
@@ -140,13 +161,29 @@ TRIALS = _contract(
     ("n_messages", "i64?", "messages recorded; null when `messages` is null"),
     ("n_tool_calls", "i64?", "tool calls recorded; null when `messages` is null or some tool calls could not be "
                              "read"),
+    ("n_ticks", "i64?", "full-duplex ticks recorded (`tauk.Results.ticks`); null when `ticks` is null"),
+    ("db_match", "bool?", "`reward_info.db_check.db_match` (a recorded check with no `db_match` reads false, as "
+                          "upstream counts it); null when no DB check is recorded"),
+    ("auth_status", "str?", "`auth_classification.status` (`succeeded`, `failed`, `not_needed`); null when not "
+                            "classified"),
+    ("n_read_actions", "i64?", "`action_checks` whose `tool_type` is `read`; null when no action check is recorded, or "
+                               "none of the run's records a `tool_type` (before v1.0)"),
+    ("n_read_actions_correct", "i64?", "of those, matched (`action_match`)"),
+    ("n_write_actions", "i64?", "`action_checks` whose `tool_type` is `write`; null as `n_read_actions`"),
+    ("n_write_actions_correct", "i64?", "of those, matched"),
+    ("had_unresponsive_period", "bool?", "`info.had_unresponsive_period` (full-duplex); null when not recorded"),
+    ("review", "str?", "which LLM review the simulation carries: `review` (agent and user errors) or "
+                       "`user_only_review`; null for none"),
+    ("review_errors", "str?", "that review's errors in order, as a JSON list of `{source, severity, error_tags, "
+                              "turn_idx, tick_start}` (user-only review: source `user`)"),
 )
 """``trials``: one row per simulation."""
 
 MESSAGES = _contract(
     ("run_id", "str", "the run"),
     ("simulation_id", "str", "the simulation"),
-    ("message_idx", "i64", "0-based position in the simulation's message list"),
+    ("message_idx", "i64", "0-based position in the simulation's message list (a `MultiToolMessage` counts as the "
+                           "tool messages it wraps, one row each)"),
     ("role", "str?", "`system`, `user`, `assistant` or `tool`"),
     ("content", "str?", "the text"),
     ("turn_idx", "i64?", "`turn_idx`"),
@@ -176,6 +213,58 @@ TOOL_CALLS = _contract(
     ("parsed_from_string", "bool", "the calls were written as a string (nonconformant) and parsed"),
 )
 """``tool_calls``: one row per tool call (built on first use)."""
+
+TICKS = _contract(
+    ("run_id", "str", "the run"),
+    ("simulation_id", "str", "the simulation (full-duplex: it records `ticks`)"),
+    ("tick_idx", "i64", "0-based position in the simulation's tick list"),
+    ("tick_id", "i64?", "`tick_id`"),
+    ("timestamp", "str?", "`timestamp`"),
+    ("agent_content", "str?", "the agent chunk's text"),
+    ("agent_utterance_ids", "list[str]?", "the agent chunk's `utterance_ids` (chunks sharing one merge)"),
+    ("agent_speech", "bool?", "the agent chunk's `contains_speech`"),
+    ("agent_turn_action", "str?", "the agent chunk's `turn_taking_action.action`"),
+    ("user_content", "str?", "the user chunk's text"),
+    ("user_utterance_ids", "list[str]?", "the user chunk's `utterance_ids`"),
+    ("user_speech", "bool?", "the user chunk's `contains_speech`"),
+    ("user_turn_action", "str?", "the user chunk's `turn_taking_action.action` (e.g. `wait`, `interrupt`)"),
+    ("user_transcript", "str?", "`user_transcript`"),
+    ("n_agent_tool_calls", "i64", "`agent_tool_calls` made in the tick"),
+    ("n_user_tool_calls", "i64", "`user_tool_calls` made in the tick"),
+    ("n_tool_results", "i64", "`agent_tool_results` and `user_tool_results` returned in the tick"),
+    ("tick_duration_seconds", "f64?", "`tick_duration_seconds` (the configured tick)"),
+    ("wall_clock_duration_seconds", "f64?", "`wall_clock_duration_seconds`"),
+)
+"""``ticks``: one row per tick of a full-duplex simulation (built on first use)."""
+
+UTTERANCES = _contract(
+    ("run_id", "str", "the run"),
+    ("simulation_id", "str", "the simulation"),
+    ("role", "str", "`assistant` (the agent) or `user`"),
+    ("utterance_idx", "i64", "0-based position among that side's merged messages"),
+    ("first_tick_idx", "i64", "the tick of its first chunk"),
+    ("last_tick_idx", "i64", "the tick of its last chunk"),
+    ("n_chunks", "i64", "chunks merged"),
+    ("content", "str?", "the merged text, as upstream's full-duplex COMMUNICATE reads it"),
+)
+"""``utterances``: each side's streamed chunks merged into messages (chunks carrying tool calls left out; merged
+messages without text — most chunks of a voice run carry none — are not listed)."""
+
+TICK_TOOL_CALLS = _contract(
+    ("run_id", "str", "the run"),
+    ("simulation_id", "str", "the simulation"),
+    ("tick_idx", "i64", "the tick the call was made in"),
+    ("call_idx", "i64", "0-based position of the call within its simulation (per tick: the user's calls, then the "
+                        "agent's)"),
+    ("tool_call_id", "str?", "the call's `id`"),
+    ("name", "str?", "the tool's name"),
+    ("arguments", "str", "JSON, canonical (keys sorted)"),
+    ("requestor", "str?", "`requestor` (else the side that made it)"),
+    ("role", "str", "`assistant` (`agent_tool_calls`) or `user` (`user_tool_calls`)"),
+    ("result", "str?", "content of the tool result answering it (same id)"),
+    ("is_error", "bool?", "that result reported an error"),
+)
+"""``tick_tool_calls``: one row per tool call made in a tick (what upstream's full-duplex ACTION reads)."""
 
 TASKS = _contract(
     ("run_id", "str?", "the run embedding the definition (null for a tasks file read on its own)"),
@@ -215,12 +304,15 @@ EXPECTED_ACTIONS = _contract(
 
 CONTRACTS: dict[str, tuple[Column, ...]] = {
     "runs": RUNS, "trials": TRIALS, "messages": MESSAGES, "tool_calls": TOOL_CALLS, "tasks": TASKS,
-    "expected_actions": EXPECTED_ACTIONS,
+    "expected_actions": EXPECTED_ACTIONS, "ticks": TICKS, "utterances": UTTERANCES, "tick_tool_calls": TICK_TOOL_CALLS,
 }  # fmt: skip
 """Frame name → its columns, in order."""
 
 FRAMES = ("runs", "trials", "tasks", "expected_actions", "messages", "tool_calls")
 """The frames of a results set (:class:`tauk.Results`, a store), in the order they are listed."""
+
+TICK_FRAMES = ("ticks", "utterances", "tick_tool_calls")
+"""The full-duplex frames of a :class:`tauk.Results` (decoded on first use; not kept in a store)."""
 
 
 def schema(columns: tuple[Column, ...]) -> dict[str, pl.DataType]:
@@ -239,6 +331,9 @@ TRIALS_SCHEMA = schema(TRIALS)
 MESSAGES_SCHEMA = schema(MESSAGES)
 TOOL_CALLS_SCHEMA = schema(TOOL_CALLS)
 TASKS_SCHEMA = schema(TASKS)
+TICKS_SCHEMA = schema(TICKS)
+UTTERANCES_SCHEMA = schema(UTTERANCES)
+TICK_TOOL_CALLS_SCHEMA = schema(TICK_TOOL_CALLS)
 EXPECTED_ACTIONS_SCHEMA = schema(EXPECTED_ACTIONS)
 
 

@@ -28,7 +28,8 @@ from tauk.io.files import DECODE_ERRORS, _raise, file_kind, is_regular, read_byt
 from tauk.io.rundata import RunData, remember
 from tauk.io.scan import array_elements
 
-__all__ = ["TASKS_FILE_HINT", "decode_each", "read_tau2_dir", "read_tau2_file", "read_taubench"]
+__all__ = ["TASKS_FILE_HINT", "decode_each", "list_kind", "read_list", "read_tau2_dir", "read_tau2_file",
+           "read_tau2_list", "read_taubench"]
 
 
 _LIGHT = S.decoder(S.LightResults)
@@ -39,6 +40,11 @@ _TB_LIGHT = S.decoder(list[S.TBLightRecord])
 _TB_RAW = S.decoder(list[msgspec.Raw])
 _TB_REC = S.decoder(S.TBLightRecord)
 _PEEK = S.decoder(S._Peek)
+_SIM_LIST = S.decoder(list[S.LightSimulation])
+_KEYS = S.decoder(dict[str, msgspec.Raw])
+
+# keys that only a τ²-bench simulation (SimulationRun) has, and the τ-bench trajectory's own key
+SIMULATION_KEYS = frozenset({"reward_info", "termination_reason", "messages", "ticks"})
 
 
 def _version(has_index: bool, declared: Any) -> str:
@@ -97,7 +103,15 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
             hint = " (it holds 'tasks': a task-definition file? pass it as tasks= / --tasks)"
         raise LoadError(str(path), "$", "not a τ²-bench results file: neither 'info' nor 'simulations' present" + hint)
     if top.simulations is None:
-        raise LoadError(str(path), "$.simulations", "missing required field 'simulations'")
+        hint = ""
+        if top.info is not None:
+            if (path.parent / "simulations").is_dir():
+                hint = (f" (a directory-format run's metadata, its simulations in {path.parent / 'simulations'}: "
+                        f"pass the folder {path.parent}, or name this file results.json)")
+            else:
+                hint = (" (a directory-format run's results.json? its simulations/ folder is not beside it: pass the "
+                        "folder holding both)")
+        raise LoadError(str(path), "$.simulations", "missing required field 'simulations'" + hint)
 
     fmt = "tau2"
     wrapper: dict[str, Any] = {}
@@ -147,7 +161,7 @@ def _top_without_simulations(path: Path, data: Any, spans: list[tuple[int, int]]
 
 
 def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
-    """The v1.0 directory format: ``results.json`` + ``simulations/<id>.json``."""
+    """The v1.0 directory format: ``results.json`` + ``simulations/<id>.json`` (``path``: the folder)."""
     rpath = path / "results.json"
     data = read_bytes(rpath)
     try:
@@ -243,26 +257,95 @@ def _check_beside(path: Path, strict: bool, report: LoadReport) -> None:
     warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=5)
 
 
+def _first_keys(data: Any) -> tuple[list[Any] | None, set[str]]:
+    """(the elements of a JSON array left undecoded, the keys of its first element); (None, set()) when the array
+    cannot be cut into elements (the reader then explains what is wrong)."""
+    try:
+        raws = _TB_RAW.decode(data)
+    except DECODE_ERRORS:
+        return None, set()
+    if not raws:
+        return raws, set()
+    try:
+        return raws, set(_KEYS.decode(raws[0]))
+    except DECODE_ERRORS:
+        return raws, set()
+
+
+def list_kind(keys: set[str]) -> str:
+    """What a JSON list holds, from its first element's keys: ``"tasks"`` (task definitions), ``"simulations"``
+    (τ²-bench ``SimulationRun`` objects: a bare list, as leaderboard submissions ship them) or ``"taubench"``
+    (τ-bench trajectories, the default).
+
+    Examples
+    --------
+    >>> list_kind({"id", "task_id", "reward_info", "messages"}), list_kind({"task_id", "traj", "reward"})
+    ('simulations', 'taubench')
+    >>> list_kind({"id", "user_scenario", "evaluation_criteria"})
+    'tasks'
+    """
+    if "traj" not in keys and keys & SIMULATION_KEYS:
+        return "simulations"
+    if keys & {"evaluation_criteria", "user_scenario"} or ({"actions", "instruction"} <= keys and "traj" not in keys):
+        return "tasks"
+    return "taubench"
+
+
+def read_list(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
+    """A JSON list: τ²-bench simulations (:func:`read_tau2_list`) or τ-bench trajectories (:func:`read_taubench`);
+    a list of task definitions is refused with a hint."""
+    _, keys = _first_keys(data)
+    kind = list_kind(keys)
+    if kind == "tasks":
+        raise LoadError(str(path), "$", TASKS_FILE_HINT)
+    if kind == "simulations":
+        return read_tau2_list(path, data, strict, report)
+    return read_taubench(path, data, strict, report)
+
+
+LIST_NOTE = ("a bare list of τ²-bench simulations (no 'info', no 'tasks'): agent and domain from the file name, "
+             "reward_basis the recorded one; rewards as recorded")
+
+
+def read_tau2_list(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
+    """A bare JSON list of τ²-bench simulations (``SimulationRun`` objects), read like a wrapper without ``info``:
+    recorded rewards, no task definitions, a load-report line (``simulation_list``)."""
+    spans = None
+    try:
+        sims = _SIM_LIST.decode(data)
+        srcs = list(range(len(sims)))
+    except (msgspec.ValidationError, RecursionError) as exc:
+        try:
+            raws = _TB_RAW.decode(data)
+        except RecursionError:
+            spans = array_elements(data)
+            if not spans:
+                raise _raise(path, exc, data=data) from None
+            raws = [memoryview(data)[a:b] for a, b in spans]
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc2:
+            raise _raise(path, exc2, data=data) from None
+        starts = [a for a, _ in spans] if spans is not None else None
+        sims, srcs = decode_each(path, raws, _SIM, "$", "simulation", strict, report, starts)
+    except msgspec.DecodeError as exc:
+        raise _raise(path, exc, data=data) from None
+    report.add(str(path), "$", "simulation_list", LIST_NOTE)
+    warnings.warn(f"{path}: {LIST_NOTE}", LoadWarning, stacklevel=4)
+    run = RunData(path=path, format="tau2-list", format_version=None, simulations=list(sims), sim_sources=srcs,
+                  spans=spans)  # fmt: skip
+    remember(run, path, data)
+    run.buffer = data
+    check_numbers(run, strict, report)
+    check_duplicates(run, strict, report)
+    check_stringified(run, strict, report)
+    return run
+
+
 TASKS_FILE_HINT = ("this is a task-definition file (a list of tasks), not results: pass it as the task definitions "
                    "to re-grade with (tauk.score(res, tasks=PATH), tauk audit --tasks PATH)")  # fmt: skip
 
 
-def _looks_like_tasks(data: Any) -> bool:
-    """A JSON list whose first element is a task definition (τ²-bench ``id`` + criteria, or τ-bench actions)."""
-    try:
-        raws = _TB_RAW.decode(data)
-        first = msgspec.json.decode(raws[0]) if raws else None
-    except DECODE_ERRORS:
-        return False
-    keys = set(first) if isinstance(first, dict) else set()
-    return bool(keys & {"evaluation_criteria", "user_scenario"}) or ({"actions", "instruction"} <= keys
-                                                                      and "traj" not in keys)  # fmt: skip
-
-
 def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunData:
     """A τ-bench (v1) list of trajectories."""
-    if _looks_like_tasks(data):
-        raise LoadError(str(path), "$", TASKS_FILE_HINT)
     spans = None
     try:
         recs = _TB_LIGHT.decode(data)

@@ -34,7 +34,8 @@ from tauk.io.files import (
     release,
 )
 from tauk.io.files import _raise as _raise
-from tauk.io.formats import _PEEK, _TB_RAW, read_tau2_dir, read_tau2_file, read_taubench
+from tauk.io.formats import _PEEK, _first_keys, list_kind, read_list, read_tau2_dir, read_tau2_file
+from tauk.io.formats import _TB_RAW as _TB_RAW
 from tauk.io.formats import TASKS_FILE_HINT as TASKS_FILE_HINT
 from tauk.io.formats import decode_each as decode_each
 from tauk.io.rundata import RunData, read_again, remember
@@ -81,6 +82,8 @@ def _read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
         if (path / "results.json").exists():
             return read_tau2_dir(path, strict, report)
         raise LoadError(str(path), None, "a directory without results.json is not a directory-format run")
+    if is_dir_metadata(path):  # a directory-format run given as its results.json, as the upstream accepts it
+        return read_tau2_dir(path.parent, strict, report)
     data = read_bytes(path)
     try:
         return _read_file(path, data, strict, report)
@@ -90,12 +93,47 @@ def _read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
         release(data)
 
 
+def is_dir_metadata(path: Path) -> bool:
+    """``path`` is the ``results.json`` of a directory-format run (a ``simulations/`` folder beside it and no
+    ``simulations`` array inside it)."""
+    if path.name != "results.json" or not (path.parent / "simulations").is_dir() or not is_regular(path):
+        return False
+    try:
+        peek = _PEEK.decode(read_bytes(path))
+    except (LoadError, *DECODE_ERRORS):
+        return False  # the monolithic reader explains what is wrong
+    return len(bytes(peek.simulations)) == 0 and len(bytes(peek.info)) > 0
+
+
+JSONL_HINT = ("; this looks like JSON Lines (one JSON value a line), which tauk does not read: give a τ²-bench "
+              "results file, a directory-format run (pass the folder), or a JSON array of simulations (join the "
+              "lines into [...])")
+
+
+def _looks_like_jsonl(data: Any) -> bool:
+    """The first line is one whole JSON object or array and the next non-blank line starts another."""
+    view = bytes(data[: 1 << 20])
+    lines = [ln for ln in view.split(b"\n", 2)[:2]]
+    if len(lines) < 2:
+        return False
+    try:
+        msgspec.json.decode(lines[0])
+    except DECODE_ERRORS:
+        return False
+    return lines[1].lstrip()[:1] in (b"{", b"[")
+
+
 def _read_file(path: Path, data: Any, strict: bool, report: LoadReport) -> RunData:
     c = first_char(data)
-    if c == "{":
-        return read_tau2_file(path, data, strict, report)
-    if c == "[":
-        return read_taubench(path, data, strict, report)
+    try:
+        if c == "{":
+            return read_tau2_file(path, data, strict, report)
+        if c == "[":
+            return read_list(path, data, strict, report)
+    except LoadError as exc:
+        if "trailing characters" in exc.message and _looks_like_jsonl(data):
+            raise LoadError(exc.path, exc.location, exc.message + JSONL_HINT) from None
+        raise
     if c == "":
         raise LoadError(str(path), "byte 0", "empty file")
     raise LoadError(
@@ -119,15 +157,8 @@ def looks_like_results(path: Path) -> bool:
             return True  # let the real reader explain what is wrong
         return len(bytes(p.simulations)) > 0
     if c == "[":
-        try:
-            raws = _TB_RAW.decode(data)
-        except DECODE_ERRORS:
-            return True
-        if not raws:
-            return False
-        try:
-            first = msgspec.json.decode(raws[0])
-        except DECODE_ERRORS:
-            return True
-        return isinstance(first, dict) and "traj" in first
+        raws, keys = _first_keys(data)
+        if raws is None:
+            return True  # let the real reader explain what is wrong
+        return bool(keys) and ("traj" in keys or list_kind(keys) == "simulations")
     return False

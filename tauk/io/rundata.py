@@ -23,7 +23,7 @@ class RunData:
     """Decoded content of one results source (monolithic file, directory, wrapper or τ-bench list)."""
 
     path: Path
-    format: str  # tau2 | tau2-dir | tau2-wrapper | taubench
+    format: str  # tau2 | tau2-dir | tau2-wrapper | tau2-list | taubench
     format_version: str | None
     timestamp: str | None = None
     info: S.Info | None = None
@@ -41,6 +41,11 @@ class RunData:
     buffer: Any = field(default=None, repr=False)
     # byte spans of the simulations (or τ-bench records) when the file could not be decoded whole
     spans: list[tuple[int, int]] | None = None
+
+    @property
+    def sims_path(self) -> str:
+        """The JSON path of the array of simulations (records) in the file: ``$`` for a bare list."""
+        return "$" if self.format in ("taubench", "tau2-list") else "$.simulations"
 
 
 def remember(run: RunData, path: Path, data: Any) -> None:

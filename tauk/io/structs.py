@@ -29,15 +29,27 @@ class EnvironmentInfo(Struct):
     domain_name: str | None = None
 
 
+class UserInfo(Struct):
+    implementation: str | None = None
+    llm: str | None = None
+    persona_config: Raw = NULL  # the user simulator's persona (part of the setup when recorded)
+
+
 class Info(Struct):
     git_commit: str | None = None
     num_trials: IntLike = None
     max_steps: IntLike = None
     max_errors: IntLike = None
     seed: IntLike = None
-    user_info: AgentInfo | None = None
+    user_info: UserInfo | None = None
     agent_info: AgentInfo | None = None
     environment_info: EnvironmentInfo | None = None
+    # v1.0+ (what makes runs distinct experiments, see tauk.io.frames.runs.setup_identity); kept undecoded
+    text_streaming_config: Raw = ABSENT
+    speech_complexity: Raw = NULL
+    audio_native_config: Raw = NULL
+    retrieval_config: Raw = NULL
+    retrieval_config_kwargs: Raw = NULL
 
 
 # ---- tasks -------------------------------------------------------------------------------------------------------
@@ -85,7 +97,7 @@ class ActionCheck(Struct):
     action_match: bool | None = None
     action_reward: float | None = None
     action: Raw = NULL  # the gold action checked (its name is read only where a tool type is recorded)
-    tool_type: Any = None  # v1.0: "read" / "write" / "think" / "generic"; anything else is ignored
+    tool_type: Raw = ABSENT  # v1.0+: "read" / "write" / "think" / "generic" (null: unknown tool); absent before
 
 
 class MetCheck(Struct):
@@ -112,6 +124,10 @@ class LightMessage(Struct):
     tool_calls: Raw = NULL
 
 
+class Skipped(Struct):
+    """An object whose content the light decode skips (a tick: only counted)."""
+
+
 class ToolCall(Struct):
     name: str
     id: str | None = None
@@ -131,6 +147,69 @@ class Message(Struct):
     id: str | None = None
     requestor: str | None = None
     error: bool | str | None = None
+    tool_messages: list[Message] | None = None  # a MultiToolMessage: the tool messages it wraps
+
+
+# ---- full-duplex ticks -------------------------------------------------------------------------------------------
+
+
+class TurnTaking(Struct):
+    action: str | None = None
+    info: str | None = None
+
+
+class Chunk(Struct):
+    """A tick's agent or user chunk (a streaming message)."""
+
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    utterance_ids: list[str] | None = None
+    contains_speech: bool | None = None
+    is_audio: bool | None = None
+    turn_taking_action: TurnTaking | None = None
+    timestamp: str | None = None
+
+
+class Tick(Struct):
+    tick_id: IntLike = None
+    timestamp: str | None = None
+    agent_chunk: Chunk | None = None
+    user_chunk: Chunk | None = None
+    agent_tool_calls: list[ToolCall] | None = None
+    user_tool_calls: list[ToolCall] | None = None
+    agent_tool_results: list[Message] | None = None
+    user_tool_results: list[Message] | None = None
+    user_transcript: str | None = None
+    tick_duration_seconds: Num = None
+    wall_clock_duration_seconds: Num = None
+
+
+# ---- v1.0+ reviews and classifications ---------------------------------------------------------------------------
+
+
+class AuthClassification(Struct):
+    status: str | None = None
+
+
+class ReviewError(Struct):
+    source: str | None = None
+    severity: str | None = None
+    error_tags: list[str] | None = None
+    turn_idx: IntLike = None
+    tick_start: IntLike = None
+
+
+class Review(Struct):
+    """``review`` (agent and user errors) or ``user_only_review`` (user errors; no ``source``)."""
+
+    errors: list[ReviewError] | None = None
+
+
+class SimulationInfo(Struct):
+    """A simulation's ``info`` (diagnostics): only whether it records an unresponsive period (full-duplex)."""
+
+    had_unresponsive_period: Raw = ABSENT
 
 
 # ---- simulations -------------------------------------------------------------------------------------------------
@@ -150,11 +229,22 @@ class LightSimulation(Struct):
     mode: str | None = None
     reward_info: RewardInfo | None = None
     messages: list[LightMessage] | None = None
+    ticks: list[Skipped] | None = None  # full-duplex: counted here, decoded on first use (tauk.io.frames.ticks)
+    # v1.0+: what upstream's metrics count (authentication, LLM reviews, responsiveness)
+    auth_classification: AuthClassification | None = None
+    review: Review | None = None
+    user_only_review: Review | None = None
+    info: SimulationInfo | None = None
 
 
 class FullSimulation(Struct):
     id: str | int
     messages: list[Message] | None = None
+
+
+class TickSimulation(Struct):
+    id: str | int
+    ticks: list[Tick] | None = None
 
 
 class LightResults(Struct):
@@ -263,6 +353,10 @@ class TBFullRecord(Struct):
     task_id: int | str
     trial: IntLike = None
     traj: list[TBMessage] | None = None
+
+
+class TickResults(Struct):
+    simulations: list[TickSimulation] | None = None
 
 
 class _Peek(Struct):

@@ -22,8 +22,11 @@ __all__ = ["Frames", "Prepared", "READ_COLUMNS", "norm_basis", "resolve_tasks"]
 # the trials columns scoring reads (ARCHITECTURE.md); absent ones are treated as unknown
 READ_COLUMNS = (
     "^(run_id|simulation_id|task_id|format|termination_reason|has_reward_info|reward|reward_basis"
-    "|recorded_(db|env_assertion|nl_assertion|communicate|action)|n_messages|n_tool_calls)$"
+    "|recorded_(db|env_assertion|nl_assertion|communicate|action)|n_messages|n_tool_calls|mode|n_ticks)$"
 )
+
+FULL_DUPLEX = "full_duplex"
+"""The ``mode`` of a simulation graded from its ticks (upstream's full-duplex evaluators)."""
 
 
 MESSAGE_COLUMNS = ("run_id", "simulation_id", "message_idx", "role", "content", "n_tool_calls")
@@ -75,6 +78,27 @@ class Frames:
         if callable(getattr(self._r, "message_columns", None)) and not isinstance(self._r, Mapping):
             _ = self.messages
         return self._get("tool_calls")
+
+    @property
+    def has_ticks(self) -> bool:
+        """The results can give the full-duplex frames (``utterances``, ``tick_tool_calls``)."""
+        r = self._r
+        if isinstance(r, Mapping):
+            return r.get("utterances") is not None and r.get("tick_tool_calls") is not None
+        return hasattr(type(r), "utterances") and hasattr(type(r), "tick_tool_calls")
+
+    @cached_property
+    def utterances(self) -> pl.DataFrame:
+        """The agent's merged utterances of the full-duplex simulations, as messages (``MESSAGE_COLUMNS``)."""
+        u = self._get("utterances")
+        return u.filter(pl.col("role") == "assistant").select(
+            "run_id", "simulation_id", pl.col("utterance_idx").alias("message_idx"), "role", "content",
+            n_tool_calls=pl.lit(0, pl.Int64),
+        )  # fmt: skip
+
+    @cached_property
+    def tick_tool_calls(self) -> pl.DataFrame:
+        return self._get("tick_tool_calls")
 
 
 def resolve_tasks(tasks: Any) -> tuple[pl.DataFrame, pl.DataFrame | None]:
@@ -151,22 +175,43 @@ class Prepared:
         )
         return cls(src, trials, t, golds, regrade, keys, new)
 
-    # which simulations can be recomputed (task known and a message list recorded), with their keys
+    @cached_property
+    def _duplex_expr(self) -> pl.Expr:
+        """A full-duplex simulation graded from its ticks (upstream selects the trajectory by the mode), where the
+        results can give the tick frames."""
+        tr = self.trials
+        if not ("mode" in tr.columns and "n_ticks" in tr.columns and self.src.has_ticks):
+            return pl.lit(False)
+        return ((pl.col("mode") == FULL_DUPLEX) & pl.col("n_ticks").is_not_null()).fill_null(False)
+
+    # which simulations can be recomputed (task known and a trajectory recorded), with their keys
     @cached_property
     def _checkable(self) -> pl.DataFrame:
         tr = self.trials
+        duplex = self._duplex_expr
         has_msgs = pl.col("n_messages").is_not_null() if "n_messages" in tr.columns else pl.lit(True)
         fmt = pl.col("format") if "format" in tr.columns else pl.lit("tau2")
         # a null tool-call count with messages recorded: some calls could not be read (the loader reported it)
         calls_known = pl.col("n_tool_calls").is_not_null() if "n_tool_calls" in tr.columns else pl.lit(True)
-        return tr.lazy().filter(pl.col("_tid").is_not_null() & has_msgs).select(
+        return tr.lazy().filter(pl.col("_tid").is_not_null() & (has_msgs | duplex)).select(
             "_sid",
             "_tid",
             "run_id",
             "simulation_id",
             _respond_only=(fmt == "taubench").fill_null(False),
-            _calls_known=calls_known,
+            _calls_known=calls_known | duplex,
+            _duplex=duplex,
         ).collect()
+
+    @cached_property
+    def _any_duplex(self) -> bool:
+        return bool(self._checkable.get_column("_duplex").any())
+
+    def _without_duplex(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """``frame`` (messages or tool calls) without the rows of full-duplex simulations, which are graded from
+        their ticks (a file recording both is graded as upstream grades it)."""
+        sims = self._checkable.filter(pl.col("_duplex")).select("run_id", "simulation_id")
+        return frame.join(sims, on=["run_id", "simulation_id"], how="anti")
 
     @cached_property
     def _needs_messages(self) -> bool:
@@ -182,6 +227,8 @@ class Prepared:
     def communicate_long(self, first: bool = True) -> pl.DataFrame:
         if self._needs_messages:
             msgs = self.src.messages
+            if self._any_duplex:
+                msgs = pl.concat([self._without_duplex(msgs.select(MESSAGE_COLUMNS)), self.src.utterances])
         else:
             msgs = pl.DataFrame(
                 schema={"run_id": pl.String, "simulation_id": pl.String, "message_idx": pl.Int64,
@@ -196,7 +243,11 @@ class Prepared:
             return pl.DataFrame(
                 schema={"_sid": pl.UInt32, "_gid": pl.UInt32, "matched": pl.Boolean, "call_idx": pl.Int64}
             )
-        return action_long(self._checkable, self.golds, self.src.tool_calls, first=first)
+        calls = self.src.tool_calls
+        if self._any_duplex:
+            cols = ["run_id", "simulation_id", "call_idx", "name", "arguments"]
+            calls = pl.concat([self._without_duplex(calls.select(cols)), self.src.tick_tool_calls.select(cols)])
+        return action_long(self._checkable, self.golds, calls, first=first)
 
     def recomputed(self) -> pl.DataFrame:
         """``_sid, _communicate, _action`` for every checkable simulation (1.0/0.0; null = not recomputable)."""

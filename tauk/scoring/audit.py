@@ -46,6 +46,9 @@ FIELDS = (
 _CORE = ("run", "n_checked", "communicate_mismatch", "action_mismatch", "reward_mismatch")
 _REPLAYED = ("db_mismatch", "env_assertion_mismatch")
 """Shown (and counted by ``ok``) when the audit replayed DB / ENV_ASSERTION (``replay=True``)."""
+_CHECKED = (("COMMUNICATE", "n_communicate_checked"), ("ACTION", "n_action_checked"), ("reward", "n_reward_checked"))
+NOT_CHECKED = "not checked"
+"""What the audit's table and headline say for a component nothing was compared for (never "0 mismatches")."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,18 @@ class Audit:
         """``n_checked`` and the mismatch counts (DB / ENV_ASSERTION too when replayed), summed over the runs."""
         return {c: int(self._runs.get_column(c).sum()) for c in self._core()[1:]}
 
+    def not_checked(self) -> list[str]:
+        """The components (``COMMUNICATE``, ``ACTION``, ``reward``) no simulation of any run could be compared for:
+        their mismatch count of 0 says nothing.
+
+        Examples
+        --------
+        >>> import tauk
+        >>> tauk.audit(tauk.load("data")).not_checked()
+        []
+        """
+        return [name for name, col in _CHECKED if int(self._runs.get_column(col).sum()) == 0]
+
     def summary(self, fmt: str | None = None) -> SummaryTable:
         """The per-run table as a :class:`tauk.table.SummaryTable`: ``str()`` for text, ``_repr_html_()``,
         ``to_latex()``.
@@ -134,24 +149,34 @@ class Audit:
         >>> table.columns
         ('run', 'n_checked', 'communicate_mismatch', 'action_mismatch', 'reward_mismatch')
         >>> print(table.title)
-        tauk audit: 6 run(s), 600 simulation(s) checked; mismatches — COMMUNICATE 0, ACTION 0, reward 0
+        tauk audit: 6 run(s); mismatches / checked: COMMUNICATE 0/550, ACTION 0/78, reward 0/600
         """
         t = self.totals()
-        title = (
-            f"tauk audit: {self._runs.height} run(s), {t['n_checked']} simulation(s) checked; mismatches — "
-            f"COMMUNICATE {t['communicate_mismatch']}, ACTION {t['action_mismatch']}, "
-            f"reward {t['reward_mismatch']}"
-        )
+        f = self._runs
+        checked, unchecked = [], []
+        for (name, col), mm in zip(_CHECKED, _CORE[2:]):
+            n = int(f.get_column(col).sum())
+            (checked.append(f"{name} {t[mm]}/{n}") if n else unchecked.append(name))
+        title = f"tauk audit: {f.height} run(s)"
+        if checked:
+            title += "; mismatches / checked: " + ", ".join(checked)
+        if unchecked:
+            title += f"; {', '.join(unchecked)} {NOT_CHECKED}"
         notes = []
         core = self._core()
         if self.replayed:
-            title += f", DB {t['db_mismatch']}, ENV_ASSERTION {t['env_assertion_mismatch']}"
-            n = {c: int(self._runs.get_column(c).sum()) for c in ("n_db_checked", "n_env_assertion_checked")}
+            n = {c: int(f.get_column(c).sum()) for c in ("n_db_checked", "n_env_assertion_checked")}
+            title += (f"; replayed: DB {t['db_mismatch']}/{n['n_db_checked']}, "
+                      f"ENV_ASSERTION {t['env_assertion_mismatch']}/{n['n_env_assertion_checked']}")  # fmt: skip
             notes.append(
                 f"DB and ENV_ASSERTION replayed through τ²-bench's environments and compared with the record on "
                 f"{n['n_db_checked']} / {n['n_env_assertion_checked']} simulation(s); the reward is recomputed "
                 "from the replayed verdicts"
             )
+        unseen = int(f.get_column("n_not_recomputable").sum())
+        if unseen:
+            notes.append(f"{unseen} simulation(s) not recomputed in full (no task definition, no messages or ticks, or "
+                         "no recorded reward info for DB / ENV_ASSERTION / NL_ASSERTION)")  # fmt: skip
         diag = {c: int(self._runs.get_column(c).sum()) for c in ("communicate_diagnostic_mismatch",
                                                                   "action_diagnostic_mismatch")}  # fmt: skip
         if any(diag.values()):
@@ -166,8 +191,12 @@ class Audit:
 
             notes.append("re-grade against other definitions, (run, task) pairs by class: " + ", ".join(
                 f"{c} {by.get(c, 0)}" for c in REGRADE_CLASSES) + " (only unchanged and regradable are re-graded)")  # fmt: skip
-        table = SummaryTable.build(title, core, self._runs.select(list(core)).rows(), notes,
-                                   align="l" + "r" * (len(core) - 1))  # fmt: skip
+        checked_cols = (*_CHECKED, ("DB", "n_db_checked"), ("ENV_ASSERTION", "n_env_assertion_checked"))
+        rows = [
+            [r["run"], r["n_checked"], *(r[mm] if r[col] else NOT_CHECKED for (_, col), mm in zip(checked_cols, core[2:]))]
+            for r in f.iter_rows(named=True)
+        ]
+        table = SummaryTable.build(title, core, rows, notes, align="l" + "r" * (len(core) - 1))
         if fmt is None:
             return table
         warnings.warn(

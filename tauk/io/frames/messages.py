@@ -79,7 +79,7 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
         raws: Sequence[Any] = [memoryview(data)[a:b] for a, b in run.spans]
     else:
         try:
-            raws = _FULL_RAW.decode(data).simulations or []
+            raws = (_TB_RAW.decode(data) if run.format == "tau2-list" else _FULL_RAW.decode(data).simulations) or []
         except DECODE_ERRORS:  # the light pass decoded it: a race with the file; read_again checked its identity
             raws = []
     for n, (sim, i) in enumerate(zip(run.simulations, run.sim_sources), start=1):
@@ -92,7 +92,7 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
             yield str(sim.id), _FULL_SIM.decode(raws[i]).messages
         except DECODE_ERRORS as exc:
             base = run.spans[i][0] if run.spans is not None else None
-            _unreadable_messages(report, strict, run.path, f"$.simulations[{i}]", exc, raws[i], base)
+            _unreadable_messages(report, strict, run.path, f"{run.sims_path}[{i}]", exc, raws[i], base)
             yield str(sim.id), None
 
 
@@ -126,6 +126,28 @@ def _err(v: Any) -> bool | None:
     if v is None or isinstance(v, bool):
         return v
     return str(v).strip().lower() in ("true", "1", "yes")
+
+
+def flatten_messages(messages: list[S.Message]) -> list[S.Message]:
+    """The message list with each ``MultiToolMessage`` (``{"role": "tool", "tool_messages": [...]}``) replaced by the
+    tool messages it wraps, in order (as upstream's own trajectories hold them).
+
+    Examples
+    --------
+    >>> m = msgspec.json.decode(b'[{"role": "user", "content": "hi"}, {"role": "tool", "tool_messages": '
+    ...                         b'[{"role": "tool", "id": "a"}, {"role": "tool", "id": "b"}]}]', type=list[S.Message])
+    >>> [(x.role, x.id) for x in flatten_messages(m)]
+    [('user', None), ('tool', 'a'), ('tool', 'b')]
+    """
+    if all(m.tool_messages is None for m in messages):
+        return messages
+    out: list[S.Message] = []
+    for m in messages:
+        if m.tool_messages is None:
+            out.append(m)
+        else:
+            out.extend(flatten_messages(m.tool_messages))
+    return out
 
 
 BATCH = 2000
@@ -224,6 +246,7 @@ def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: Load
         if not messages:
             yield
             continue
+        messages = flatten_messages(messages)
         message_cols, call_cols = cols
         results: dict[str, tuple[str | None, bool | None]] = {}
         for msg in messages:

@@ -41,6 +41,18 @@ def _canonical(raw: msgspec.Raw | None) -> str | None:
     return canonical_json(_decoded(text))
 
 
+def _recorded_tool_type(raw: msgspec.Raw) -> str | None:
+    """An action check's ``tool_type`` ("read", "write", …), lower-cased; None where absent, null or not a string."""
+    text = raw_text(raw)
+    if not text:
+        return None
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return None
+    return value.lower() if isinstance(value, str) else None
+
+
 def _checked_name(raw: msgspec.Raw) -> str | None:
     if raw_text(raw) is None:
         return None
@@ -67,8 +79,9 @@ def _recorded_checks(run: RunData) -> tuple[dict[str, str], dict[str, bool]]:
         names = [_checked_name(c.action) for c in checks]
         graded[tid] = graded.get(tid, True) and names == gold[tid]
         for c, name in zip(checks, names):
-            if isinstance(c.tool_type, str) and name is not None:
-                types.setdefault(name, c.tool_type.lower())
+            tool_type = _recorded_tool_type(c.tool_type)
+            if tool_type is not None and name is not None:
+                types.setdefault(name, tool_type)
     return types, graded
 
 
