@@ -152,3 +152,26 @@ def test_both_infra_conventions_match_expected(shared_data, expected):
         for infra in ("drop", "fail"):
             est = tauk.stats.pass_hat_k(trials, k=ks, ci=None, infra=infra).to_frame()["estimate"].to_list()
             assert both[f"pass_hat_k_infra_{infra}"].to_list() == pytest.approx(est), (rel, infra)
+
+
+@pytest.mark.shared_data
+def test_summary_rows_carry_the_counters_and_the_other_infra_convention(shared_data, expected):
+    """Every summary row: the HEAD counters with their denominator (as head_counters gives them for the group) and
+    pass^k under the other infrastructure convention — EXPECTED.json's figure for the adaptive-agent file (the
+    published 98.0 is the infra-as-failure figure)."""
+    name = "nonconformant/adaptive-agent_airline_wrapper_infra-error.json"
+    res = tauk.load(shared_data / name, strict=False)
+    s = tauk.stats.summarize(res, by="agent", ci=None)
+    rec = s.records()[0]
+    exp = expected[name]
+    one = rec["pass_hat_k"]["1"]
+    assert one["estimate"] == pytest.approx(exp["pass_hat_k"]["1"])
+    assert one["estimate_infra_fail"] == pytest.approx(exp["pass_hat_k_infra_as_failure"]["1"])
+    assert "pass^1 would be" in "\n".join(s.summary().notes)
+    direct = counters.head_counters(res, by="agent").row(0, named=True)
+    assert rec["counters"]["n_counted"] == direct["n_simulations"]
+    assert {k: v for k, v in rec["counters"].items() if k != "n_counted"} == {
+        k: v for k, v in direct.items() if k not in ("agent", "n_simulations")}
+    # the other convention from infra="fail"
+    s2 = tauk.stats.summarize(res, by="agent", ci=None, infra="fail")
+    assert s2.records()[0]["pass_hat_k"]["1"]["estimate_infra_drop"] == pytest.approx(one["estimate"])

@@ -60,6 +60,10 @@ def test_runs_differing_in_one_setting_are_not_pooled(shared_data, tmp_path, fie
     assert note is not None and note.startswith("pooled over 2 setups that differ in ")
     for f in changed:
         assert f in note
+    # a summary that pools says what it pooled over; one that does not, pools nothing
+    s = tauk.stats.summarize(res, by="agent", ci=None, pool_setups=True)
+    assert s.groups.height == 1 and any(n.endswith(note) for n in s.summary().notes)
+    assert tauk.stats.summarize(res, by="agent", ci=None).pooling == ()
     # the label stays short and says which base it is; the legend spells out the key
     assert all(len(s) < 80 for s in runs["setup"]) and all("#" in s for s in runs["setup"])
     legend = setup_legend(runs)

@@ -48,6 +48,7 @@ from tauk.conventions import INFRA_REASON, TASK_KEY, success_expr
 from tauk.errors import TaukError
 
 __all__ = [
+    "COUNTER_COLUMNS",
     "ERROR_ENDINGS",
     "action_accuracy",
     "authentication",
@@ -60,6 +61,12 @@ __all__ = [
     "review_tags",
     "terminations",
 ]
+
+COUNTER_COLUMNS: tuple[str, ...] = (
+    "termination_reason", "is_infra_error", "db_match", "auth_status", "n_read_actions", "n_read_actions_correct",
+    "n_write_actions", "n_write_actions_correct", "had_unresponsive_period", "review", "review_errors",
+)  # fmt: skip
+"""The trials columns the counters read (a store reads only these besides the grouping)."""
 
 ERROR_ENDINGS: tuple[str, ...] = ("too_many_errors", "agent_error", "user_error")
 """The endings upstream counts as ``termination_error``."""

@@ -18,6 +18,8 @@ import polars as pl
 from tauk._compat import keyword_options
 from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import TaukError
+from tauk.io.frames.runs import pooling_note
+from tauk.scoring.counters import COUNTER_COLUMNS, head_counters
 from tauk.table import Interval, SummaryTable
 
 from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, resolve_ks, warn_excluded
@@ -62,7 +64,14 @@ class Summary:
     as the upstream does, and says so; ``"none"`` when no simulation was evaluated: pass^k is null, not 0).
     ``pass_hat_k``: long frame — group keys, k, n_tasks, n_tasks_excluded, estimate, se_tasks, se_rerun, ci_low,
     ci_high, rerun_ci_low, rerun_ci_high, interval_method, rerun_interval_method, model_check_p, model_check_passed
-    (as :class:`~tauk.stats.PassKResult`'s frame).
+    (as :class:`~tauk.stats.PassKResult`'s frame), and the point estimate under the other infrastructure convention:
+    ``estimate_infra_fail`` (with ``infra="drop"``: infrastructure errors counted as failed trials, the leaderboard's
+    older convention) or ``estimate_infra_drop`` (with ``infra="fail"``) — equal to ``estimate`` where a group has
+    no infrastructure error.
+    ``counters``: upstream HEAD's metric counters per group (:func:`tauk.scoring.counters.head_counters`: DB match /
+    mismatch / not checked, authentication, terminations by reason, read and write action accuracy,
+    responsiveness, review errors) with their denominator ``n_counted`` (the simulations counted: infrastructure
+    errors excluded); None for per-task counts.
     """
 
     by: tuple[str, ...]
@@ -75,6 +84,8 @@ class Summary:
     pass_hat_k: pl.DataFrame
     reward: str = "reward"
     split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
+    counters: pl.DataFrame | None = None  # upstream HEAD's counters per group (tauk.scoring.counters.head_counters)
+    pooling: tuple[str, ...] = ()  # pool_setups=True: what each pooled group pooled over
 
     @property
     def options(self) -> IntervalOptions:
@@ -107,14 +118,27 @@ class Summary:
         undefined)."""
         by = list(self.by)
         per: dict[tuple, dict[str, Any]] = {}
+        other = self.other_infra_column
         for r in self.pass_hat_k.iter_rows(named=True):
-            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r[f] for f in ESTIMATE_FIELDS}
+            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r[f] for f in (*ESTIMATE_FIELDS, other)}
+        counted: dict[tuple, dict[str, Any]] = {}
+        if self.counters is not None:
+            for r in self.counters.iter_rows(named=True):
+                counted[tuple(r[c] for c in by)] = {c: v for c, v in r.items() if c not in by}
         out = []
         for g in self.groups.iter_rows(named=True):
             rec = dict(g)
-            rec["pass_hat_k"] = per.get(tuple(g[c] for c in by), {})
+            key = tuple(g[c] for c in by)
+            rec["pass_hat_k"] = per.get(key, {})
+            if self.counters is not None:
+                rec["counters"] = counted.get(key)
             out.append(rec)
         return out
+
+    @property
+    def other_infra_column(self) -> str:
+        """The ``pass_hat_k`` column with the estimate under the other infrastructure convention."""
+        return "estimate_infra_fail" if self.infra == "drop" else "estimate_infra_drop"
 
     def summary(self) -> SummaryTable:
         """The table (text, HTML, LaTeX): one row per group, one ``pass^k`` column per k."""
@@ -141,6 +165,10 @@ class Summary:
             notes.append(f"{nk} task(s) had no kept trial and were left out")
         if self.split_by_setup:
             notes.append(SETUP_NOTE)
+        notes += list(self.pooling)
+        note = self._other_infra_note()
+        if note:
+            notes.append(note)
         for kind, what in (("none", "no simulation was evaluated (no reward information): pass^k is not defined, "
                                     "not 0"),
                            ("fractional", "rewards are fractional (neither 0 nor 1): pass^k counts only rewards of "
@@ -151,6 +179,30 @@ class Summary:
                                   hit.iter_rows(named=True))  # fmt: skip
                 notes.append(f"{names}: {what}")
         return SummaryTable.build("pass^k summary", cols, rows, notes, fields=fields, keys=len(self.by) + len(labels))
+
+    def _other_infra_note(self) -> str | None:
+        """Where infrastructure errors occurred: pass^1 (or the smallest k) under the other convention, so a
+        published figure made under it can be matched."""
+        if not self.groups.height or not int(self.groups["infra_error_count"].fill_null(0).sum()):
+            return None
+        by = list(self.by)
+        col = self.other_infra_column
+        k0 = self.pass_hat_k["k"].min() if self.pass_hat_k.height else None
+        hit = self.groups.filter(pl.col("infra_error_count") > 0)
+        rows = hit.join(self.pass_hat_k.filter(pl.col("k") == k0), on=by, how="inner", nulls_equal=True) if by \
+            else self.pass_hat_k.filter(pl.col("k") == k0)  # fmt: skip
+        parts = []
+        for r in rows.iter_rows(named=True):
+            if r[col] is None:
+                continue
+            name = " · ".join(str(r[c]) for c in by) if by else "all"
+            parts.append(f"{name} {r[col]:.4g}")
+        if not parts:
+            return None
+        how = ("counted as failed trials (the leaderboard's older convention)" if self.infra == "drop"
+               else "dropped (τ²-bench ≥ 1.0)")  # fmt: skip
+        shown = "; ".join(parts[:8]) + (f"; … ({len(parts) - 8} more: {col})" if len(parts) > 8 else "")
+        return f"with infrastructure errors {how}, pass^{k0} would be: {shown}"
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
@@ -222,7 +274,7 @@ def summarize(
     asked = normalize_by(by)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     ks = normalize_k(k)
-    raw = as_trials(trials, [*asked, reward])
+    raw = as_trials(trials, [*asked, reward, *COUNTER_COLUMNS])
     df = prepare_trials(raw, infra, reward)
     by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
@@ -271,8 +323,42 @@ def summarize(
     runs = getattr(trials, "runs", None)
     if by_t == ("run_id",) and isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         gframe = _add_empty_runs(gframe, runs)
-    return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe,
-                   long_frame(by_t, df.schema, keyed), reward, by_t != asked)  # fmt: skip
+    long = _with_other_infra(long_frame(by_t, df.schema, keyed), raw, df, by_t, ks, infra, reward)
+    counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
+    pooling = _pooling_notes(trials, df, by_t) if pool_setups else ()
+    return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe, long, reward,
+                   by_t != asked, counted, pooling)  # fmt: skip
+
+
+def _with_other_infra(long: pl.DataFrame, raw: pl.DataFrame, df: pl.DataFrame, by_t: tuple[str, ...],
+                      ks: Sequence[int] | None, infra: str, reward: str) -> pl.DataFrame:  # fmt: skip
+    """``long`` plus the point estimate under the other infrastructure convention (the same rules, tauk's own)."""
+    other = "fail" if infra == "drop" else "drop"
+    col = f"estimate_infra_{other}"
+    if not bool(df.get_column("_infra").any()):  # no infrastructure error: the conventions agree
+        return long.with_columns(pl.col("estimate").alias(col))
+    rows = []
+    for g in task_groups(prepare_trials(raw, other, reward), by_t):
+        for r in estimate_group(g, resolve_ks(g, ks), "pass^k"):
+            rows.append((*g.key, r["k"], r["estimate"]))
+    keys = [*by_t, "k"]
+    alt = pl.DataFrame(rows, schema={**{c: long.schema[c] for c in by_t}, "k": pl.Int64, col: pl.Float64},
+                       orient="row")  # fmt: skip
+    return long.join(alt, on=keys, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _pooling_notes(trials: Any, df: pl.DataFrame, by_t: tuple[str, ...]) -> tuple[str, ...]:
+    """``pool_setups=True``: for each group that spans several setups, which setup fields it pooled over."""
+    runs = getattr(trials, "runs", None)
+    frame = runs if isinstance(runs, pl.DataFrame) and "setup" in runs.columns else df.select("setup").unique()
+    out = []
+    for key, part in (df.group_by(list(by_t), maintain_order=True) if by_t else [((), df)]):
+        setups = part.get_column("setup").unique().to_list()
+        note = pooling_note(frame, setups)
+        if note:
+            name = " · ".join(str(v) for v in key) if by_t else "all"
+            out.append(f"{name}: {note}")
+    return tuple(out)
 
 
 def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
@@ -334,6 +420,30 @@ class Overall:
                  "intervals are the calibrated ones"]  # fmt: skip
         return SummaryTable.build(f"{self.metric} overall (mean over {self.over}s)", cols, rows, notes,
                                   fields=fields, keys=max(len(self.by), 1))  # fmt: skip
+
+    def _other_infra_note(self) -> str | None:
+        """Where infrastructure errors occurred: pass^1 (or the smallest k) under the other convention, so a
+        published figure made under it can be matched."""
+        if not self.groups.height or not int(self.groups["infra_error_count"].fill_null(0).sum()):
+            return None
+        by = list(self.by)
+        col = self.other_infra_column
+        k0 = self.pass_hat_k["k"].min() if self.pass_hat_k.height else None
+        hit = self.groups.filter(pl.col("infra_error_count") > 0)
+        rows = hit.join(self.pass_hat_k.filter(pl.col("k") == k0), on=by, how="inner", nulls_equal=True) if by \
+            else self.pass_hat_k.filter(pl.col("k") == k0)  # fmt: skip
+        parts = []
+        for r in rows.iter_rows(named=True):
+            if r[col] is None:
+                continue
+            name = " · ".join(str(r[c]) for c in by) if by else "all"
+            parts.append(f"{name} {r[col]:.4g}")
+        if not parts:
+            return None
+        how = ("counted as failed trials (the leaderboard's older convention)" if self.infra == "drop"
+               else "dropped (τ²-bench ≥ 1.0)")  # fmt: skip
+        shown = "; ".join(parts[:8]) + (f"; … ({len(parts) - 8} more: {col})" if len(parts) > 8 else "")
+        return f"with infrastructure errors {how}, pass^{k0} would be: {shown}"
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
