@@ -135,8 +135,8 @@ def test_counters_by_group_add_up(shared_data):
 
 
 def test_both_infra_conventions_match_expected(shared_data, expected):
-    """pass_hat_k_by_infra against EXPECTED.json (both conventions) on every file with simulations, and against
-    tauk.stats's own infra="drop" / "fail" estimates."""
+    """A summary's estimate and its other-convention estimate against EXPECTED.json (both conventions) on every
+    file with simulations."""
     for rel, exp in expected.items():
         if not exp.get("pass_hat_k"):
             continue
@@ -144,14 +144,12 @@ def test_both_infra_conventions_match_expected(shared_data, expected):
             warnings.simplefilter("ignore", tauk.LoadWarning)
             trials = tauk.load(shared_data / rel, strict=False).trials
         ks = [int(k) for k in exp["pass_hat_k"]]
-        both = counters.pass_hat_k_by_infra(trials, by=None, k=ks)
-        assert both["pass_hat_k_infra_drop"].to_list() == pytest.approx([exp["pass_hat_k"][str(k)] for k in ks]), rel
+        long = tauk.stats.summarize(trials, by=None, k=ks, ci=None).pass_hat_k.sort("k")
+        assert long["estimate"].to_list() == pytest.approx([exp["pass_hat_k"][str(k)] for k in ks]), rel
         fail = exp.get("pass_hat_k_infra_as_failure") or exp["pass_hat_k"]
-        assert both["pass_hat_k_infra_fail"].to_list() == pytest.approx([fail[str(k)] for k in ks]), rel
-        assert both["n_infra_errors"].to_list() == [exp.get("infra_error_count", 0)] * len(ks), rel
-        for infra in ("drop", "fail"):
-            est = tauk.stats.pass_hat_k(trials, k=ks, ci=None, infra=infra).to_frame()["estimate"].to_list()
-            assert both[f"pass_hat_k_infra_{infra}"].to_list() == pytest.approx(est), (rel, infra)
+        assert long["estimate_infra_fail"].to_list() == pytest.approx([fail[str(k)] for k in ks]), rel
+        back = tauk.stats.summarize(trials, by=None, k=ks, ci=None, infra="fail").pass_hat_k.sort("k")
+        assert back["estimate_infra_drop"].to_list() == pytest.approx(long["estimate"].to_list()), rel
 
 
 @pytest.mark.shared_data

@@ -21,8 +21,9 @@ counts them:
   of its first critical error (by tick, else turn); one with only a ``user_only_review`` counts ``none`` for the
   agent side. Tags are tallied per severity.
 
-The infrastructure-error convention of pass^k is a choice (``infra="drop"``: τ²-bench ≥ 1.0; ``"fail"``: the
-leaderboard's); :func:`pass_hat_k_by_infra` gives both figures so that a published number can be matched.
+pass^k under both infrastructure conventions (``infra="drop"``: τ²-bench ≥ 1.0; ``"fail"``: the leaderboard's) is in
+every :func:`tauk.stats.summarize` row (``estimate`` and ``estimate_infra_fail`` / ``estimate_infra_drop``), with
+these counters (``Summary.counters``).
 
 Examples
 --------
@@ -41,10 +42,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-import numpy as np
 import polars as pl
 
-from tauk.conventions import INFRA_REASON, TASK_KEY, success_expr
+from tauk.conventions import INFRA_REASON
 from tauk.errors import TaukError
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
     "db_checks",
     "first_critical",
     "head_counters",
-    "pass_hat_k_by_infra",
     "responsiveness",
     "review_severities",
     "review_tags",
@@ -423,92 +422,3 @@ def head_counters(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) 
     return out.with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in [*counts, *review_counts]]).sort(
         keys or "n_simulations", nulls_last=True
     )
-
-
-# ---- the other infrastructure convention -----------------------------------------------------------------------
-
-
-def _u(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
-    """C(c, k) / C(n, k) per task, exact on each distinct (n, c) pair (NaN where n < k)."""
-    out = np.full(n.size, np.nan)
-    pairs: dict[tuple[int, int], float] = {}
-    for i, (a, b) in enumerate(zip(n.tolist(), c.tolist())):
-        if a < k:
-            continue
-        v = pairs.get((a, b))
-        if v is None:
-            v = pairs[(a, b)] = math.comb(b, k) / math.comb(a, k) if b >= k else 0.0
-        out[i] = v
-    return out
-
-
-def pass_hat_k_by_infra(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT,
-                        k: int | Sequence[int] = 1, reward: str = "reward") -> pl.DataFrame:  # fmt: skip
-    """pass^k under both infrastructure conventions, one row per (group, k): ``by…, k, n_infra_errors,
-    pass_hat_k_infra_drop, n_tasks_infra_drop`` (infrastructure errors left out: τ²-bench ≥ 1.0, tauk's default) and
-    ``pass_hat_k_infra_fail, n_tasks_infra_fail`` (counted as failed trials: the leaderboard's). Point estimates:
-    mean over the tasks with ≥ k trials of C(c, k) / C(n, k) (τ-bench runs: n = the run's distinct trial indices),
-    tasks keyed by (domain, task_id) — the figures ``tauk.stats`` gives with ``infra="drop"`` / ``"fail"``.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> trials = pl.DataFrame({"run_id": ["r"] * 4, "agent": ["a"] * 4, "domain": ["d"] * 4,
-    ...     "task_id": ["1", "2", "3", "4"], "reward": [1.0, 1.0, 1.0, None],
-    ...     "termination_reason": ["user_stop"] * 3 + ["infrastructure_error"]})
-    >>> pass_hat_k_by_infra(trials, by="agent").select("pass_hat_k_infra_drop", "pass_hat_k_infra_fail").row(0)
-    (1.0, 0.75)
-    """
-    t = _frame(trials)
-    keys = _by(t, by)
-    ks = [k] if isinstance(k, int) else sorted({int(x) for x in k})
-    if not ks or min(ks) < 1:
-        raise TaukError(f"k must be positive integers, got {k!r}")
-    if reward not in t.columns:
-        raise TaukError(f"trials frame lacks the reward column {reward!r}")
-    tkeys = [c for c in TASK_KEY if c not in keys and c in t.columns]
-    infra = _infra(t)
-    fmt = _col(t, "format", pl.String)
-    trial = _col(t, "trial", pl.Int64)
-    run = pl.col("run_id") if "run_id" in t.columns else pl.lit("")
-    df = t.select(
-        *keys, *tkeys, _run=run, _infra=infra, _ok=success_expr(reward) & ~infra,
-        _den=pl.when(fmt == "taubench").then(trial.drop_nulls().n_unique().over(run)).cast(pl.Int64),
-    )  # fmt: skip
-    gk = keys or ["_all"]
-    if not keys:
-        df = df.with_columns(_all=pl.lit(0))
-    rows = []
-    infra_counts = df.group_by(gk).agg(n_infra_errors=pl.col("_infra").sum().cast(pl.Int64))
-    for convention in ("drop", "fail"):
-        kept = pl.col("_infra").is_not_null() if convention == "fail" else ~pl.col("_infra")  # a row each
-        per_run = df.group_by([*gk, *tkeys, "_run"]).agg(
-            _nk=kept.sum().cast(pl.Int64), _c=(pl.col("_ok") & kept).sum().cast(pl.Int64),
-            _den=pl.col("_den").first(),
-        ).with_columns(_n=pl.when(pl.col("_den").is_not_null() & (pl.col("_nk") > 0)).then(pl.col("_den"))
-                       .otherwise(pl.col("_nk")))  # fmt: skip
-        per_task = per_run.group_by([*gk, *tkeys]).agg(pl.col("_n").sum(), pl.col("_c").sum(), pl.col("_nk").sum())
-        per_task = per_task.filter(pl.col("_nk") > 0)
-        for key, part in per_task.group_by(gk, maintain_order=True):
-            n, c = part["_n"].to_numpy(), part["_c"].to_numpy()
-            for kk in ks:
-                u = _u(n, c, kk)
-                ok = ~np.isnan(u)
-                rows.append((*key, kk, convention, float(u[ok].mean()) if ok.any() else None, int(ok.sum())))
-    schema = {**{c: (t.schema[c] if c in t.columns else pl.Int32) for c in gk}, "k": pl.Int64,
-              "_conv": pl.String, "pass_hat_k": pl.Float64, "n_tasks": pl.Int64}  # fmt: skip
-    long = pl.DataFrame(rows, schema=schema, orient="row")
-    wide = [
-        long.filter(pl.col("_conv") == conv).select(
-            *gk, "k", pl.col("pass_hat_k").alias(f"pass_hat_k_infra_{conv}"), pl.col("n_tasks").alias(f"n_tasks_infra_{conv}")
-        )
-        for conv in ("drop", "fail")
-    ]
-    base = infra_counts.join(pl.DataFrame({"k": ks}, schema={"k": pl.Int64}), how="cross")
-    out = base.join(wide[0], on=[*gk, "k"], how="left", nulls_equal=True).join(
-        wide[1], on=[*gk, "k"], how="left", nulls_equal=True)  # fmt: skip
-    out = out.select(*gk, "k", "n_infra_errors", "pass_hat_k_infra_drop", "n_tasks_infra_drop",
-                     "pass_hat_k_infra_fail", "n_tasks_infra_fail").with_columns(
-        pl.col("n_tasks_infra_drop", "n_tasks_infra_fail").fill_null(0))  # fmt: skip
-    out = out.sort([*gk, "k"], nulls_last=True)
-    return out if keys else out.drop("_all")
