@@ -136,7 +136,7 @@ def test_counters_by_group_add_up(shared_data):
 
 def test_both_infra_conventions_match_expected(shared_data, expected):
     """A summary's estimate and its other-convention estimate against EXPECTED.json (both conventions) on every
-    file with simulations."""
+    file with simulations, from the trials and from their per-task counts."""
     for rel, exp in expected.items():
         if not exp.get("pass_hat_k"):
             continue
@@ -150,6 +150,11 @@ def test_both_infra_conventions_match_expected(shared_data, expected):
         assert long["estimate_infra_fail"].to_list() == pytest.approx([fail[str(k)] for k in ks]), rel
         back = tauk.stats.summarize(trials, by=None, k=ks, ci=None, infra="fail").pass_hat_k.sort("k")
         assert back["estimate_infra_drop"].to_list() == pytest.approx(long["estimate"].to_list()), rel
+        for infra, col in (("drop", "estimate_infra_fail"), ("fail", "estimate_infra_drop")):  # from per-task counts
+            counts = tauk.stats.task_counts(trials, infra=infra)
+            from_counts = tauk.stats.summarize(counts, by=None, k=ks, ci=None, infra=infra).pass_hat_k.sort("k")
+            from_trials = back if infra == "fail" else long
+            assert from_counts[col].to_list() == pytest.approx(from_trials[col].to_list()), (rel, infra)
 
 
 @pytest.mark.shared_data

@@ -67,7 +67,7 @@ class Summary:
     (as :class:`~tauk.stats.PassKResult`'s frame), and the point estimate under the other infrastructure convention:
     ``estimate_infra_fail`` (with ``infra="drop"``: infrastructure errors counted as failed trials, the leaderboard's
     older convention) or ``estimate_infra_drop`` (with ``infra="fail"``) — equal to ``estimate`` where a group has
-    no infrastructure error.
+    no infrastructure error (per-task counts carry their infrastructure errors, so they give it too).
     ``counters``: upstream HEAD's metric counters per group (:func:`tauk.scoring.counters.head_counters`: DB match /
     mismatch / not checked, authentication, terminations by reason, read and write action accuracy,
     responsiveness, review errors) with their denominator ``n_counted`` (the simulations counted: infrastructure
@@ -335,8 +335,12 @@ def _with_other_infra(long: pl.DataFrame, raw: pl.DataFrame, df: pl.DataFrame, b
     """``long`` plus the point estimate under the other infrastructure convention (the same rules, tauk's own)."""
     other = "fail" if infra == "drop" else "drop"
     col = f"estimate_infra_{other}"
-    if not bool(df.get_column("_infra").any()):  # no infrastructure error: the conventions agree
+    counts = is_task_counts(raw)
+    if not bool((df.get_column("infra") > 0).any() if counts else df.get_column("_infra").any()):  # no infrastructure error: they agree
         return long.with_columns(pl.col("estimate").alias(col))
+    if counts:  # the same counts under the other rule: infrastructure errors are never successes
+        kept = pl.col("trials") if other == "fail" else pl.col("trials") - pl.col("infra")
+        raw = raw.with_columns(kept.alias("kept"), pl.lit(other).alias("infra_rule"))
     rows = []
     for g in task_groups(prepare_trials(raw, other, reward), by_t):
         for r in estimate_group(g, resolve_ks(g, ks), "pass^k"):
