@@ -249,7 +249,7 @@ def summarize(
     by
         Column(s) to group by (default one group per run); ``None`` for a single group.
     k
-        The k of pass^k (default 1 … min(num_trials, min_t n_t) per group); see :func:`pass_hat_k`.
+        The k of pass^k (default 1 … min(num_trials, min_t n_t, 16) per group); see :func:`pass_hat_k`.
     ci
         Confidence level (default :data:`tauk.conventions.CI_LEVEL`); ``None`` for no interval (then only the
         standard errors; much faster).
