@@ -24,7 +24,7 @@ Examples
 >>> s.groups.select("n_tasks", "n_tasks_inaction_passable", "n_tasks_substantive").row(0)
 (25, 2, 23)
 >>> s.pass_hat_k.filter(k=1).select("estimate", "substantive_estimate").row(0)
-(0.34, 0.2826086956521739)
+(0.3, 0.2826086956521739)
 """
 
 from __future__ import annotations
