@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "plot": 5,
     "widgets": 6,
     "report": 6,
+    "report_sections": 6,
     "distributed": 6,
     "cli": 7,
 }
