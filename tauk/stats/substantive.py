@@ -175,7 +175,7 @@ def substantive_figures(source: Any, df: pl.DataFrame, by: tuple[str, ...], keye
         got = verdicts.get(g.key, {})
         both = [got.get((d, t), (None, False)) for d, t in zip(g.domain, g.task_id)]
         v = [x for x, _ in both]
-        if m is None or not any(d for _, d in both):
+        if m is None or (g.T and not any(d for _, d in both)):  # no task of the group has a definition
             counts: list[Any] = [None, None, None, None, where if m is None else "none"]
             rows = _null_rows(ks)
         else:

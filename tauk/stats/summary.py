@@ -73,6 +73,10 @@ class Summary:
     mismatch / not checked, authentication, terminations by reason, read and write action accuracy,
     responsiveness, review errors) with their denominator ``n_counted`` (the simulations counted: infrastructure
     errors excluded); None for per-task counts.
+    Task validity (:mod:`tauk.stats.substantive`): ``groups`` gains ``n_tasks_inaction_passable``,
+    ``n_tasks_inaction_unknown``, ``n_tasks_substantive``, ``share_successes_inaction_passable`` and
+    ``task_definitions``; ``pass_hat_k`` the ``substantive_*`` columns (pass^k on the tasks a do-nothing agent fails,
+    with its own interval; null where the runs embed no task definitions).
     """
 
     by: tuple[str, ...]
