@@ -28,7 +28,7 @@ from tauk.results import Results
 from tauk.store import open_store as _open_store
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tauk import leaderboard, plot, replay, scoring, stats, tasks, widgets
+    from tauk import html, leaderboard, plot, replay, scoring, stats, tasks, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
     from tauk.store import ingest
@@ -88,6 +88,7 @@ _LAZY = {
     "leaderboard": ("tauk.leaderboard", None),
     "plot": ("tauk.plot", None),
     "widgets": ("tauk.widgets", None),
+    "html": ("tauk.html", None),
     "score": ("tauk.scoring", "score"),
     "audit": ("tauk.scoring", "audit"),
     "load_leaderboard": ("tauk.io.leaderboard", "load_leaderboard"),
@@ -123,6 +124,7 @@ __all__ = [
     "TaukError",
     "__version__",
     "audit",
+    "html",
     "load",
     "leaderboard",
     "load_leaderboard",

@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "leaderboard": 5,
     "plot": 5,
     "widgets": 6,
+    "html": 6,
     "report": 6,
     "report_sections": 6,
     "distributed": 6,
