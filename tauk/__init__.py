@@ -28,7 +28,7 @@ from tauk.results import Results
 from tauk.store import open_store as _open_store
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tauk import html, leaderboard, plot, replay, scoring, stats, tasks, widgets
+    from tauk import leaderboard, plot, replay, scoring, stats, tasks, widgets
     from tauk.io.leaderboard import load_leaderboard
     from tauk.scoring import audit, score
     from tauk.store import ingest

@@ -161,6 +161,7 @@ details.tauk-sim>summary{cursor:pointer;padding:2px 0}
 details.tauk-sim[open]>summary{border-bottom:1px solid #d0d7de;margin-bottom:4px}
 .tauk-controls{margin:.5em 0}.tauk-controls button{margin-right:6px}
 .tauk-hidden{display:none}
+details.tauk-sim>summary,.tauk-meta,.tauk-head{overflow-wrap:anywhere}
 """
 
 SCRIPT = """

@@ -85,18 +85,24 @@ def _try(what: str, fn: Any, notes: list[str]) -> Any:
 
 
 def _breakdown(trial: dict[str, Any]) -> tuple[str, list[str]]:
-    """The recorded components as text, and the ones of the reward basis below 1."""
-    basis = [str(b).upper() for b in (trial.get("reward_basis") or [])]
+    """The reward components as text (the recorded ones, else :func:`tauk.score`'s recomputed ones), and those of
+    the reward basis below 1."""
+    recorded = {c: trial.get(_RECORDED[c]) for c in COMPONENTS if trial.get(_RECORDED[c]) is not None}
+    if recorded:
+        values, source, basis_of = recorded, "recorded", trial.get("reward_basis")
+    else:
+        values = {c: trial.get(f"_score_{c.lower()}") for c in COMPONENTS
+                  if trial.get(f"_score_{c.lower()}") is not None}  # fmt: skip
+        source, basis_of = "recomputed by tauk.score", trial.get("score_basis") or trial.get("reward_basis")
+    basis = [str(b).upper() for b in (basis_of or [])]
     parts, zero = [], []
-    for comp in COMPONENTS:
-        v = trial.get(_RECORDED[comp])
-        if v is None:
-            continue
+    for comp, v in values.items():
         inside = comp in basis
         parts.append(f"{comp} {_num(v)}" + ("" if inside or not basis else " (outside the basis)"))
         if inside and v < 1 - 1e-6:
             zero.append(comp)
-    text = " · ".join(parts) if parts else "no component recorded"
+    text = f"reward breakdown ({source}): " + (" · ".join(parts) if parts else "no component") if values else \
+        "no reward component recorded or recomputed"  # fmt: skip
     if basis:
         text += f" — reward basis {'×'.join(basis)}"
     return text, zero
@@ -135,8 +141,8 @@ def _cap_messages(msgs: pl.DataFrame | None, calls: pl.DataFrame | None, max_mes
     dropped = rows[head: len(rows) - tail]
     lo, hi = dropped[0].get("message_idx"), dropped[-1].get("message_idx")
     note = {"message_idx": lo, "role": "omitted",
-            "content": f"… {len(dropped)} message(s) #{lo}–#{hi} not shown: this page shows the first {head} and "
-                       f"the last {tail} messages of a simulation (max_messages={max_messages})"}  # fmt: skip
+            "content": f"… {len(dropped)} message(s), #{lo}–#{hi}, not shown (the first {head} and the last {tail} "
+                       f"are: max_messages={max_messages})"}  # fmt: skip
     shown_idx = {r.get("message_idx") for r in kept}
     calls_kept = [c for c in call_rows if c.get("message_idx") in shown_idx]
     kept = rows[:head] + [note] + (rows[-tail:] if tail else [])
@@ -226,7 +232,8 @@ def viewer_html(
     if scored is None:
         scored = _try("tauk.score's failure attribution", lambda: score(results), notes)
     if scored is not None:
-        keep = [c for c in ("failure", "score_reward", "score_basis") if c in scored.columns]
+        keep = [pl.col(c) for c in ("failure", "score_reward", "score_basis") if c in scored.columns]
+        keep += [pl.col(c.lower()).alias(f"_score_{c.lower()}") for c in COMPONENTS if c.lower() in scored.columns]
         shown = shown.join(scored.select(*KEY, *keep), on=list(KEY), how="left")
     comm = _by_key(_try("communicate checks", lambda: communicate_checks(results), notes), keys)
     acts = _by_key(_try("action checks", lambda: action_checks(results), notes), keys)
@@ -260,8 +267,7 @@ def viewer_html(
         head = (f"task {trial['task_id']} · trial {_num(trial.get('trial'))} · reward {_num(trial.get('reward'))} · "
                 f"{trial.get('termination_reason') or 'no termination recorded'} · "
                 f"{_why_short(trial, first, zero)}")  # fmt: skip
-        meta = (f"simulation {trial['simulation_id']} · {_num(n_msgs)} messages · recorded reward breakdown: "
-                f"{breakdown}")  # fmt: skip
+        meta = (f"simulation {trial['simulation_id']} · {_num(n_msgs)} messages · {breakdown}")  # fmt: skip
         breakdown_json = trial.get("reward_breakdown")
         raw = ""
         if breakdown_json:
