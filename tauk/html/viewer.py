@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from tauk.conventions import COMPONENTS, NORMAL_ENDINGS
+from tauk.conventions import COMPONENTS, NORMAL_ENDINGS, is_success
 from tauk.errors import TaukError
 from tauk.io.frames.select import select_trials, selection_label
 
@@ -123,8 +123,10 @@ def _why_short(trial: dict[str, Any], first: dict[str, Any] | None, zero: list[s
         bits.append("failed " + "+".join(zero))
     if first is not None:
         bits.append(f"first decisive deviation: {str(first.get('kind')).replace('_', ' ')} {first.get('tool')}")
+    if trial.get("reward") is None and not trial.get("is_infra_error"):
+        bits.append("no reward recorded (counted as failed)")
     if not bits:
-        bits.append("passed" if trial.get("_ok") else "reward < 1")
+        bits.append("passed" if is_success(trial.get("reward")) else "reward below 1")
     return "; ".join(bits)
 
 
