@@ -36,6 +36,7 @@ from typing import Any
 import polars as pl
 
 from tauk.errors import TaukError
+from tauk.table import SummaryTable
 
 __all__ = ["Page", "esc", "figure_svg", "table_html", "FigureLike", "SCRIPT"]
 
@@ -74,8 +75,7 @@ def table_html(table: Any, *, title: str | None = None, notes: Sequence[str] = (
     >>> print(table_html(pl.DataFrame({"a": ["<i>"], "p": [0.12345]}), digits=2))
     <div class='tauk-table'><table><thead><tr><th>a</th><th>p</th></tr></thead><tbody><tr><td>&lt;i&gt;</td><td class='num'>0.12</td></tr></tbody></table></div>
     """
-    if hasattr(table, "to_html") and hasattr(table, "rows") and hasattr(table, "columns") \
-            and not isinstance(table, pl.DataFrame):  # fmt: skip
+    if isinstance(table, SummaryTable):
         body = table.to_html()  # a SummaryTable: escaped cell by cell by its renderer
         extra = "".join(f"<li>{esc(n)}</li>" for n in notes)
         return (f"<div class='tauk-table'>{body}" + (f"<ul class='tauk-notes'>{extra}</ul>" if extra else "")
@@ -161,6 +161,7 @@ details.tauk-sim>summary{cursor:pointer;padding:2px 0}
 details.tauk-sim[open]>summary{border-bottom:1px solid #d0d7de;margin-bottom:4px}
 .tauk-controls{margin:.5em 0}.tauk-controls button{margin-right:6px}
 .tauk-hidden{display:none}
+details.tauk-task{margin:4px 0;font-size:.9em}details.tauk-task pre{white-space:pre-wrap;margin:2px 0 2px 12px}
 details.tauk-sim>summary,.tauk-meta,.tauk-head{overflow-wrap:anywhere}
 """
 

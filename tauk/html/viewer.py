@@ -130,6 +130,37 @@ def _why_short(trial: dict[str, Any], first: dict[str, Any] | None, zero: list[s
     return "; ".join(bits)
 
 
+def _task_block(task: dict[str, Any] | None, max_chars: int | None) -> str:
+    """A collapsed block with the task's purpose and user scenario (from the definition embedded in the file)."""
+    if not task:
+        return ""
+    lines = []
+    for col, keys in (("description", ("purpose",)), ("user_scenario", ("instructions",))):
+        raw = task.get(col)
+        if not raw:
+            continue
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        for key in keys:
+            if isinstance(value, dict) and value.get(key) is not None:
+                v = value[key]
+                text = json.dumps(v, indent=2, ensure_ascii=False) if not isinstance(v, str) else v
+                lines.append(f"{key}: {text}")
+    if task.get("communicate_info"):
+        lines.append("communicate: " + "; ".join(str(c) for c in task["communicate_info"]))
+    if task.get("n_actions") is not None:
+        lines.append(f"gold actions: {task['n_actions']}")
+    if not lines:
+        return ""
+    text = "\n".join(lines)
+    if max_chars is not None and len(text) > max_chars:
+        text = text[:max_chars] + f"\n… ({len(text) - max_chars} more characters)"
+    return (f"<details class='tauk-task'><summary>the task (its definition in the file)</summary>"
+            f"<pre class='tauk-task-text'>{esc(text)}</pre></details>")  # fmt: skip
+
+
 def _cap_messages(msgs: pl.DataFrame | None, calls: pl.DataFrame | None, max_messages: int | None
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:  # fmt: skip
     """The messages shown (the first and last halves, a note row between) and their tool calls; how many left out."""
@@ -240,6 +271,12 @@ def viewer_html(
     comm = _by_key(_try("communicate checks", lambda: communicate_checks(results), notes), keys)
     acts = _by_key(_try("action checks", lambda: action_checks(results), notes), keys)
     devs = _by_key(_try("deviations", lambda: deviations_of(results), notes), keys) if deviations else {}
+    task_rows: dict[tuple, dict[str, Any]] = {}
+    tasks = _try("task definitions", lambda: results.tasks, notes)
+    if tasks is not None and tasks.height and "run_id" in tasks.columns:
+        wanted = shown.select("run_id", "task_id").unique()
+        for r in tasks.join(wanted, on=["run_id", "task_id"], how="semi").iter_rows(named=True):
+            task_rows.setdefault((r["run_id"], r["task_id"]), r)
     msgs = _by_key(results.messages, keys)
     calls = _by_key(results.tool_calls, keys)
 
@@ -279,7 +316,8 @@ def viewer_html(
                 raw = str(breakdown_json)
             raw = f" · reward_breakdown {raw}"
         parts.append(f"<details class='tauk-sim'><summary>{esc(head)}</summary>"
-                     f"<div class='tauk-meta'>{esc(meta + raw)}</div>{body}</details>")  # fmt: skip
+                     f"<div class='tauk-meta'>{esc(meta + raw)}</div>"
+                     f"{_task_block(task_rows.get((trial['run_id'], trial['task_id'])), max_chars)}{body}</details>")  # fmt: skip
     if cut_sims:
         notes.append(f"{cut_sims} simulation(s) have more than {max_messages} messages: the first and last halves are "
                      "shown, with a line saying how many were left out")  # fmt: skip
