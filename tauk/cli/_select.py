@@ -16,13 +16,15 @@ def add_selection_args(p: argparse.ArgumentParser, *, everything: bool = False) 
     if everything:
         g.add_argument("--failed", dest="outcome", action="store_const", const="failed",
                        help="only the failed simulations (reward < 1 or none; the default)")  # fmt: skip
-        g.add_argument("--all", dest="outcome", action="store_const", const="all", help="every simulation")
+        g.add_argument("--all", dest="outcome", action="store_const", const="all",
+                       help="every simulation (not the default)")  # fmt: skip
         p.set_defaults(outcome="failed")
     else:
         g.add_argument("--failed", dest="outcome", action="store_const", const="failed",
-                       help="only the failed simulations (reward < 1 or none)")  # fmt: skip
+                       help="only the failed simulations (reward < 1 or none; default: every simulation)")  # fmt: skip
         p.set_defaults(outcome="all")
-    g.add_argument("--passed", dest="outcome", action="store_const", const="passed", help="only the passed ones")
+    g.add_argument("--passed", dest="outcome", action="store_const", const="passed",
+                   help="only the passed ones (not the default)")  # fmt: skip
     p.add_argument("--task", action="append", metavar="IDS",
                    help="only these task ids (comma-separated or repeated)")  # fmt: skip
     p.add_argument("--termination", action="append", metavar="REASONS",
