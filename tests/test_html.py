@@ -210,13 +210,30 @@ def test_viewer_filters(kw):
 def test_viewer_caps_say_what_they_leave_out():
     res = tauk.load(SAMPLE)
     n = select_trials(res.trials, failed=True).height
-    markup = viewer_html(res, max_simulations=3, max_messages=4, max_chars=200)
+    markup = viewer_html(res, max_simulations=3, max_messages=4, max_chars=200, deviations=False)
     assert markup.count("<details class='tauk-sim'") == 3
     assert f"{n} simulations match" in markup and "the first 3 are shown (max_simulations=3)" in markup
-    assert re.search(r"… \d+ message\(s\), #2–#\d+, not shown \(the first 2 and the last 2 are: max_messages=4\)", markup)
+    assert re.search(r"… \d+ message\(s\), #2–#\d+, not shown \(max_messages=4: the first 2, the last 2 are shown\)",
+                     markup)  # fmt: skip
     assert "more characters)" in viewer_html(res, max_simulations=1, max_chars=20)
     with pytest.raises(TaukError, match="max_messages"):
         viewer_html(res, max_messages=0)
+
+
+def test_message_cap_keeps_the_first_decisive_deviation():
+    import polars as pl
+
+    res = tauk.load(DATA)
+    td = tauk.scoring.trial_deviations(res)
+    case = (td.filter(pl.col("first_message_idx").is_not_null() & (pl.col("first_message_idx") >= 4)
+                      & (pl.col("n_messages") - pl.col("first_message_idx") >= 3))
+            .sort("first_message_idx", descending=True).row(0, named=True))  # fmt: skip
+    one = res.filter(run_id=case["run_id"])
+    markup = viewer_html(one, task=case["task_id"], failed=None, max_messages=6, max_simulations=None)
+    block = next(b for b in markup.split("<details class='tauk-sim'")[1:] if case["simulation_id"] in b)
+    assert re.search(rf"<span class='tauk-label'>\w+ #{case['first_message_idx']}</span>", block)
+    assert "2 around the first decisive deviation are shown" in block
+    assert "first decisive deviation" in block.split("</summary>")[0]
 
 
 def test_viewer_names_why_it_failed():

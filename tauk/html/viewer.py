@@ -161,25 +161,46 @@ def _task_block(task: dict[str, Any] | None, max_chars: int | None) -> str:
             f"<pre class='tauk-task-text'>{esc(text)}</pre></details>")  # fmt: skip
 
 
-def _cap_messages(msgs: pl.DataFrame | None, calls: pl.DataFrame | None, max_messages: int | None
-                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:  # fmt: skip
-    """The messages shown (the first and last halves, a note row between) and their tool calls; how many left out."""
+def _cap_messages(msgs: pl.DataFrame | None, calls: pl.DataFrame | None, max_messages: int | None,
+                  focus: Any = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:  # fmt: skip
+    """The messages shown and their tool calls, and how many were left out: all of them, or the first and the last
+    ones and (when ``focus``, the message of the first decisive deviation, would be left out) a few around it, with
+    a note row in each gap."""
     rows = msgs.sort("message_idx").to_dicts() if msgs is not None else []
     call_rows = calls.to_dicts() if calls is not None else []
-    if max_messages is None or len(rows) <= max_messages:
+    n = len(rows)
+    if max_messages is None or n <= max_messages:
         return rows, call_rows, 0
-    head = max_messages - max_messages // 2
-    tail = max_messages // 2
-    kept = rows[:head] + (rows[-tail:] if tail else [])
-    dropped = rows[head: len(rows) - tail]
-    lo, hi = dropped[0].get("message_idx"), dropped[-1].get("message_idx")
-    note = {"message_idx": lo, "role": "omitted",
-            "content": f"… {len(dropped)} message(s), #{lo}–#{hi}, not shown (the first {head} and the last {tail} "
-                       f"are: max_messages={max_messages})"}  # fmt: skip
-    shown_idx = {r.get("message_idx") for r in kept}
+    at = next((i for i, r in enumerate(rows) if focus is not None and r.get("message_idx") == focus), None)
+    window = min(6, max_messages // 3)
+    rest = max_messages - (window if at is not None else 0)
+    head, tail = rest - rest // 2, rest // 2
+    keep = set(range(head)) | set(range(n - tail, n))
+    around = ""
+    if at is not None and at not in keep:
+        lo = max(head, min(at - window // 2, n - tail - window))
+        keep |= set(range(lo, lo + window))
+        around = f", {window} around the first decisive deviation"
+    else:  # the deviation is shown anyway (or there is none): the budget goes to the first and last messages
+        head, tail = max_messages - max_messages // 2, max_messages // 2
+        keep = set(range(head)) | set(range(n - tail, n))
+    out: list[dict[str, Any]] = []
+    gap: list[dict[str, Any]] = []
+    for i, r in enumerate(rows + [None]):
+        if r is not None and i not in keep:
+            gap.append(r)
+            continue
+        if gap:
+            lo_i, hi_i = gap[0].get("message_idx"), gap[-1].get("message_idx")
+            out.append({"message_idx": lo_i, "role": "omitted",
+                        "content": f"… {len(gap)} message(s), #{lo_i}–#{hi_i}, not shown (max_messages={max_messages}: "
+                                   f"the first {head}, the last {tail}{around} are shown)"})  # fmt: skip
+            gap = []
+        if r is not None:
+            out.append(r)
+    shown_idx = {rows[i].get("message_idx") for i in keep}
     calls_kept = [c for c in call_rows if c.get("message_idx") in shown_idx]
-    kept = rows[:head] + [note] + (rows[-tail:] if tail else [])
-    return kept, calls_kept, len(dropped)
+    return out, calls_kept, n - len(keep)
 
 
 def viewer_html(
@@ -297,7 +318,8 @@ def viewer_html(
         dev_rows = sim_devs.to_dicts() if sim_devs is not None else []
         first = next((d for d in dev_rows if d.get("decisive")), None)
         breakdown, zero = _breakdown(trial)
-        m_rows, c_rows, dropped = _cap_messages(msgs.get(k), calls.get(k), max_messages)
+        m_rows, c_rows, dropped = _cap_messages(msgs.get(k), calls.get(k), max_messages,
+                                                first.get("message_idx") if first else None)
         cut_sims += dropped > 0
         trial_view = {c: v for c, v in trial.items() if not c.startswith("_")}
         body = render_trajectory(m_rows, c_rows, trial=trial_view, communicate=comm.get(k), actions=acts.get(k),
@@ -319,8 +341,9 @@ def viewer_html(
                      f"<div class='tauk-meta'>{esc(meta + raw)}</div>"
                      f"{_task_block(task_rows.get((trial['run_id'], trial['task_id'])), max_chars)}{body}</details>")  # fmt: skip
     if cut_sims:
-        notes.append(f"{cut_sims} simulation(s) have more than {max_messages} messages: the first and last halves are "
-                     "shown, with a line saying how many were left out")  # fmt: skip
+        notes.append(f"{cut_sims} simulation(s) have more than {max_messages} messages: the first and the last ones "
+                     "are shown (and a few around the first decisive deviation when it falls between), with a line "
+                     "saying how many were left out")  # fmt: skip
     if max_chars is not None:
         notes.append(f"texts longer than {max_chars} characters are cut (each says how much was left out)")
     parts.append("<ul class='tauk-notes'>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
