@@ -47,9 +47,11 @@ def cmd_html(args: argparse.Namespace) -> int:
             sys.stderr.write(f"tauk: warning: no pass^k figure: {exc}\n")
         label = th.selection_label(**sel) or "every simulation"
         notes = [f"The summary and the figure cover every loaded simulation; the viewer shows {label}."]
-        path = th.write_report(out, res, title=args.title, summary=s, figures=figures, notes=notes, **sel,
-                               max_simulations=args.max_simulations, max_messages=args.max_messages,
-                               max_chars=args.max_chars)  # fmt: skip
+        caps = {name: (default if given is None else (None if given == 0 else given))
+                for name, given, default in (("max_simulations", args.max_simulations, th.MAX_SIMULATIONS),
+                                             ("max_messages", args.max_messages, th.MAX_MESSAGES),
+                                             ("max_chars", args.max_chars, th.MAX_CHARS))}  # fmt: skip
+        path = th.write_report(out, res, title=args.title, summary=s, figures=figures, notes=notes, **sel, **caps)
     seen = set()
     for w in caught:  # one line each, not Python's warning format
         text = str(w.message).splitlines()[0] if str(w.message) else type(w.message).__name__
@@ -63,8 +65,6 @@ def cmd_html(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """``tauk html PATH... --out FILE [--failed|--passed|--all] [--task IDS] [--termination REASONS]``."""
-    from tauk.html import MAX_CHARS, MAX_MESSAGES, MAX_SIMULATIONS
-
     p = sub.add_parser(
         "html",
         help="write one self-contained HTML page: summary, pass^k figure, viewer of the failed simulations",
@@ -80,9 +80,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_infra_arg(p)
     add_ci_args(p)
     p.add_argument("--title", default="tauk report", help="the page's title")
-    p.add_argument("--max-simulations", type=int, default=MAX_SIMULATIONS, help="simulations shown at most")
-    p.add_argument("--max-messages", type=int, default=MAX_MESSAGES,
-                   help="messages shown per simulation at most (the first and last halves)")  # fmt: skip
-    p.add_argument("--max-chars", type=int, default=MAX_CHARS, help="characters of one text shown at most")
+    for flag, what, const in (("--max-simulations", "simulations shown", "MAX_SIMULATIONS"),
+                              ("--max-messages", "messages shown per simulation (the first and the last ones)",
+                               "MAX_MESSAGES"),
+                              ("--max-chars", "characters of one text shown", "MAX_CHARS")):  # fmt: skip
+        p.add_argument(flag, type=int, default=None, metavar="N",
+                       help=f"{what} at most; 0: no cap (default: tauk.html.{const})")  # fmt: skip
     p.set_defaults(func=cmd_html)
     return p
