@@ -283,6 +283,9 @@ def viewer_html(
         return "<div class='tauk-viewer'>" + "".join(parts) + "</div>"
 
     keys = shown.select(list(KEY))
+    runs_shown = shown["run_id"].unique(maintain_order=True).to_list()
+    if len(runs_shown) < results.runs.height and callable(getattr(results, "filter", None)):
+        results = results.filter(run_id=runs_shown)  # score and decode only the runs the page shows
     if scored is None:
         scored = _try("tauk.score's failure attribution", lambda: score(results), notes)
     if scored is not None:
