@@ -26,7 +26,8 @@ from tauk.errors import TaukError
 def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
     """The JSON records of ``tauk summary`` from a :class:`tauk.stats.Summary`: run (the source file when grouped
     by run), the group keys, agent, domain, counts, avg_reward, avg_agent_cost, the inaction-passable counts and
-    share (:mod:`tauk.stats.substantive`), pass_hat_k (with its ``substantive`` figures per k)."""
+    share (:mod:`tauk.stats.substantive`), pass_hat_k (with its ``substantive`` figures per k) and counters
+    (upstream HEAD's metric counters with their denominator ``n_counted``)."""
     from tauk.stats.substantive import GROUP_FIELDS
 
     sources = dict(zip(res.runs["run_id"], res.runs["source"]))
@@ -37,7 +38,7 @@ def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
             if c != "run_id":
                 rec[c] = r.get(c)
         for key in ("agent", "domain", "n_simulations", "n_tasks", "infra_error_count", "avg_reward",
-                    "avg_agent_cost", *GROUP_FIELDS, "pass_hat_k"):  # fmt: skip
+                    "avg_agent_cost", *GROUP_FIELDS, "pass_hat_k", "counters"):  # fmt: skip
             rec[key] = r.get(key)
         out.append(rec)
     return out
