@@ -19,7 +19,9 @@ normalised edit similarity 1 − Levenshtein/max length of the tool-call sequenc
 
 Every figure is a mean over tasks of a per-task value whose expectation does not depend on the number of trials, and
 its interval is the task-level t interval (tasks are the sampling unit; it covers the mean over a population of
-tasks, ``benchmarks/reliability_calibration.py``).
+tasks, ``benchmarks/reliability_calibration.py``); outcome consistency's is shifted by Johnson's skewness correction
+(:func:`~tauk.stats.reliability.estimators.skew_t_interval`), or with 2 trials a task the Wilson interval of the share
+of tasks whose trials disagree.
 
 Examples
 --------
@@ -49,6 +51,7 @@ from .estimators import (
     edit_similarity_padded,
     outcome_plugin,
     outcome_u,
+    skew_t_interval,
     t_interval,
     wilson_outcome_interval,
 )
@@ -147,7 +150,8 @@ class ReliabilityProfile:
         pct = f"{round(self.ci * 100, 6):g} %"
         notes = (
             f"intervals: task-level t interval at {pct} over the per-task values (tasks are the sampling unit); "
-            "outcome consistency with 2 trials a task: the Wilson interval of the share of tasks whose trials disagree",
+            "outcome consistency: the t interval shifted by Johnson's skewness correction m3/(6 s^2 T); with 2 trials "
+            "a task: the Wilson interval of the share of tasks whose trials disagree",
             "outcome consistency: mean over tasks with >= 2 kept trials of 1 - 4c(n-c)/(n(n-1)), unbiased for "
             "(2p-1)^2 at any number of trials; the HAL plug-in is shown for comparison with published numbers only",
             "CV: (s/c4(n))/mean per task (lower = more consistent); cost = agent + user cost; turns = messages that "
@@ -334,6 +338,8 @@ def reliability(
             values = g[m].fill_null(np.nan).to_numpy()
             if m == "outcome_consistency" and two:
                 est, se, lo, hi, T = wilson_outcome_interval(values, ci)
+            elif m == "outcome_consistency":
+                est, se, lo, hi, T = skew_t_interval(values, ci)
             else:
                 est, se, lo, hi, T = t_interval(values, ci)
             row.update({m: est, f"{m}_se": se, f"{m}_low": lo, f"{m}_high": hi, f"{m}_tasks": T})
