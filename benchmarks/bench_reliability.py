@@ -72,7 +72,7 @@ def replicate(store: Path, shards: int) -> None:
                 if "agent" in df.columns:
                     df = df.with_columns(pl.col("agent") + f"-copy{i:02d}")
                 if "simulation_id" in df.columns:
-                    df = df.with_columns(pl.lit(f"copy{i:02d}-") + pl.col("simulation_id"))
+                    df = df.with_columns((pl.lit(f"copy{i:02d}-") + pl.col("simulation_id")).alias("simulation_id"))
                 name = rel.rsplit("/", 1)[1].rsplit("-", 1)[0] + f"-{token}.parquet"
                 new = f"{frame}/run={key}/{name}"
                 (store / new).parent.mkdir(parents=True, exist_ok=True)
