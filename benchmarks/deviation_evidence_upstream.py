@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("files", nargs="+", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--net", action="store_true", help="counterfactual replay without the decisive deviations")
+    ap.add_argument("--only-decisive", action="store_true",
+                    help="per-call replay only of the simulations with a decisive deviation (evidence can only make "
+                         "a deviation neutral, so the others' verdicts cannot change); needs tauk importable")
     args = ap.parse_args(argv)
 
     import logging
@@ -69,7 +72,10 @@ def main(argv: list[str] | None = None) -> int:
         tasks = {str(t.id): t for t in results.tasks}
         rows, start = {}, time.process_time()
         drop = _decisive(path) if args.net else None
+        only = _decisive(path, kinds=None) if args.only_decisive and not args.net else None
         for sim in results.simulations:
+            if only is not None and str(sim.id) not in only:
+                continue
             task = tasks.get(str(sim.task_id))
             if task is None or sim.messages is None:
                 continue
@@ -174,9 +180,11 @@ def _replay_gold(env, state, gold_actions, skip):
     return _hashes(env)
 
 
-def _decisive(path: Path) -> dict[str, dict[str, list[int]]]:
+def _decisive(path: Path, kinds: tuple[str, ...] | None = ("extra", "wrong_args", "missing")
+              ) -> dict[str, dict[str, list[int]]]:  # fmt: skip
     """simulation id → the call_idx of its decisive extra / wrong_args calls and the action_idx of its decisive
-    missing / wrong_args gold actions (tauk's offline attribution)."""
+    missing / wrong_args gold actions (tauk's offline attribution); ``kinds=None``: every simulation with a decisive
+    deviation of any kind (its positions left empty)."""
     import warnings
 
     import polars as pl
@@ -190,11 +198,13 @@ def _decisive(path: Path) -> dict[str, dict[str, list[int]]]:
     out: dict[str, dict[str, list[int]]] = {}
     for r in dv.iter_rows(named=True):
         d = out.setdefault(r["simulation_id"], {"calls": [], "gold": []})
+        if kinds is None:
+            continue
         if r["kind"] in ("extra", "wrong_args") and r["call_idx"] is not None:
             d["calls"].append(int(r["call_idx"]))
         if r["kind"] in ("missing", "wrong_args") and r["action_idx"] is not None:
             d["gold"].append(int(r["action_idx"]))
-    return {k: v for k, v in out.items() if v["calls"] or v["gold"]}
+    return out if kinds is None else {k: v for k, v in out.items() if v["calls"] or v["gold"]}
 
 
 if __name__ == "__main__":
