@@ -10,7 +10,8 @@ JSON deleted (~3 minutes a 50,000-simulation shard on this machine). With ``--re
 synthesised and ingested; the other ``--shards − 1`` are copies of its Parquet parts with the run id, the agent and
 the simulation ids renamed, each committed with its own entry (the store's layout: ``tauk.store._layout``) — the
 same rows, sizes and types a shard of its own would have, so the same work for the reliability profile (whose cost
-does not depend on the values), built in seconds. ``--delete`` removes the store afterwards. Then ``tauk.stats.reliability(tauk.open(store))`` (outcome, resource and trajectory consistency:
+does not depend on the values). The ``messages`` parts, which the profile does not read, are hard links to the first
+shard's (their ids are the first shard's: such a store is for this benchmark only). ``--delete`` removes the store afterwards. Then ``tauk.stats.reliability(tauk.open(store))`` (outcome, resource and trajectory consistency:
 the trials' columns and the tool names of the successful trials are read) is timed, best of ``--repeat``, wall
 clock, one process.
 """
@@ -51,31 +52,41 @@ def replicate(store: Path, shards: int) -> None:
     """Copies 2 … ``shards`` of the store's one run: every frame's parts with ``run_id``, ``agent`` (runs, trials)
     and ``simulation_id`` renamed, written under the copy's run key with its own entry."""
     import json
+    import os
 
     import polars as pl
 
     from tauk.store._layout import new_token, read_entries, run_key, write_entry
 
     _, entries = read_entries(store)
-    if len(entries) != 1:
-        raise SystemExit(f"{store}: --replicate needs a store of one run (it has {len(entries)})")
-    base = entries[0]
+    base = [e for e in entries if "#copy" not in e["run_id"]]
+    if len(base) != 1:
+        raise SystemExit(f"{store}: --replicate needs a store of one synthesised run (it has {len(base)})")
+    base = base[0]
+    done = {e["run_id"] for e in entries}
     for i in range(1, shards):
         t = time.perf_counter()
         rid, token = f"{base['run_id']}#copy{i:02d}", new_token()
+        if rid in done:
+            continue
         key = run_key(rid)
         files, sizes = {}, {}
         for frame, rels in base["files"].items():
             files[frame] = []
             for rel in rels:
+                name = rel.rsplit("/", 1)[1].rsplit("-", 1)[0] + f"-{token}.parquet"
+                new = f"{frame}/run={key}/{name}"
+                (store / new).parent.mkdir(parents=True, exist_ok=True)
+                if frame == "messages":  # not read by the profile: the first shard's parts, linked
+                    os.link(store / rel, store / new)
+                    files[frame].append(new)
+                    sizes[new] = (store / new).stat().st_size
+                    continue
                 df = pl.read_parquet(store / rel).with_columns(run_id=pl.lit(rid, pl.String))
                 if "agent" in df.columns:
                     df = df.with_columns(pl.col("agent") + f"-copy{i:02d}")
                 if "simulation_id" in df.columns:
                     df = df.with_columns((pl.lit(f"copy{i:02d}-") + pl.col("simulation_id")).alias("simulation_id"))
-                name = rel.rsplit("/", 1)[1].rsplit("-", 1)[0] + f"-{token}.parquet"
-                new = f"{frame}/run={key}/{name}"
-                (store / new).parent.mkdir(parents=True, exist_ok=True)
                 df.write_parquet(store / new, statistics=True)
                 files[frame].append(new)
                 sizes[new] = (store / new).stat().st_size
@@ -102,7 +113,7 @@ def main(argv=None):
     if args.replicate:
         from tauk.store._layout import read_entries
 
-        if len(read_entries(args.store)[1]) == 1:
+        if len(read_entries(args.store)[1]) < args.shards:
             replicate(args.store, args.shards)
     if args.build_only:
         return 0
