@@ -20,6 +20,10 @@ which tauk finds a decisive deviation: the trajectory replayed with and without 
 the end state at all (per-call evidence cannot see a pair that cancels: a reset whose effect a later reboot undoes).
 ``order`` deviations are not tested (that needs a reordering, not a removal).
 
+The evidence in ``benchmarks/results/deviation_evidence_upstream.json`` is the merge (``--merge``) of a per-call
+run (``--only-decisive``: the simulations where evidence can change a verdict; split over several processes) and a
+``--net`` run, over the 18 conformant shared files.
+
 The output maps results file name → simulation id → ``{"calls": {call_idx: changed}, "gold": {action_idx:
 changed}, "db": recorded db_reward}`` (with ``--net``: ``{"net_calls": [call_idx, …], "net_calls_changed": bool,
 "net_gold": [action_idx, …], "net_gold_changed": bool, "db": …}``) (``call_idx``: the call's 0-based position among all the simulation's tool
@@ -44,7 +48,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only-decisive", action="store_true",
                     help="per-call replay only of the simulations with a decisive deviation (evidence can only make "
                          "a deviation neutral, so the others' verdicts cannot change); needs tauk importable")
+    ap.add_argument("--merge", action="store_true",
+                    help="the files are earlier outputs: merge them (per simulation) into --out, no replay")
     args = ap.parse_args(argv)
+    if args.merge:
+        merged: dict[str, dict] = {}
+        for path in args.files:
+            for name, rows in json.loads(path.read_text()).items():
+                into = merged.setdefault(name, {})
+                for sid, row in rows.items():
+                    into.setdefault(sid, {}).update(row)
+        args.out.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        return 0
 
     import logging
 
