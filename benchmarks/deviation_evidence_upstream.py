@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only-decisive", action="store_true",
                     help="per-call replay only of the simulations with a decisive deviation (evidence can only make "
                          "a deviation neutral, so the others' verdicts cannot change); needs tauk importable")
+    ap.add_argument("--swaps-only", action="store_true",
+                    help="with --net: only the simulations whose deviating calls have identical copies")
     ap.add_argument("--merge", action="store_true",
                     help="the files are earlier outputs: merge them (per simulation) into --out, no replay")
     args = ap.parse_args(argv)
@@ -113,10 +115,15 @@ def main(argv: list[str] | None = None) -> int:
                 if d is None:
                     continue
                 row = {"net_calls": sorted(d["calls"]), "net_gold": sorted(d["gold"]), "db": db}
+                variants = _identical_swaps(sim.messages, d["calls"])
+                if args.swaps_only and len(variants) < 2:
+                    continue
                 if d["calls"]:
-                    full, without = (_replay(make_env(solo_mode=solo, **kw), state, sim.messages, skip)
-                                     for skip in (set(), set(d["calls"])))  # fmt: skip
-                    row["net_calls_changed"] = full != without
+                    full = _replay(make_env(solo_mode=solo, **kw), state, sim.messages, set())
+                    row["net_calls_changed"] = all(
+                        _replay(make_env(solo_mode=solo, **kw), state, sim.messages, skip) != full for skip in variants)
+                    if len(variants) > 1:
+                        row["net_variants"] = len(variants)
                 if d["gold"]:
                     full, without = (_replay_gold(make_env(**kw), state, gold_actions, skip)
                                      for skip in (set(), set(d["gold"])))  # fmt: skip
@@ -193,6 +200,30 @@ def _replay_gold(env, state, gold_actions, skip):
         except Exception:  # noqa: BLE001 — upstream's gold replay logs and goes on
             pass
     return _hashes(env)
+
+
+def _identical_swaps(messages, calls: list[int], cap: int = 64) -> list[set[int]]:
+    """The sets of calls to leave out: the deviating ``calls``, and every variant with one of them exchanged for an
+    identical call (same tool, same arguments) — the multiset difference does not say which copy is the extra one
+    (a reboot before an APN reset and one after it: the second applies the reset)."""
+    import itertools
+
+    from tau2.data_model.message import AssistantMessage, UserMessage
+
+    sig, idx = {}, 0
+    for msg in messages:
+        if isinstance(msg, AssistantMessage | UserMessage) and msg.is_tool_call():
+            for tc in msg.tool_calls:
+                sig[idx] = (tc.name, json.dumps(tc.arguments, sort_keys=True, default=str))
+                idx += 1
+    options = [[c] + [j for j, s in sig.items() if s == sig.get(c) and j != c and j not in calls] for c in calls]
+    out: list[set[int]] = []
+    for combo in itertools.product(*options):
+        if len(set(combo)) == len(combo) and set(combo) not in out:
+            out.append(set(combo))
+        if len(out) >= cap:
+            break
+    return out or [set()]
 
 
 def _decisive(path: Path, kinds: tuple[str, ...] | None = ("extra", "wrong_args", "missing")
