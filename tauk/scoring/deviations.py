@@ -22,8 +22,10 @@ would (``neutral``): ``errored`` (the call returned an error; a failing tool cha
 even number of identical extra calls of a ``toggle_*`` tool), ``list_order`` / ``extra_fields`` (the differing
 arguments hold the same list elements in another order / the gold's fields and more), ``same_side_order`` (an
 order deviation among writes of one side: τ²-bench derives the user's device state from the agent's database at
-each user action, so only order *across* the agent / user sides is taken to matter). Read-only deviations are
-counted apart and never decisive. Tools the table does not know are counted (``n_unknown_calls``) and left out.
+each user action, so only order *across* the agent / user sides is taken to matter); with replay evidence
+(``evidence=``) also ``no_state_change`` / ``gold_no_change`` (the call / gold action changed nothing on replay) and
+``no_net_change`` (replayed without the trial's decisive deviations, the end state is the same). Read-only
+deviations are counted apart and never decisive. Tools the table does not know are counted (``n_unknown_calls``) and left out.
 
 Calls are compared whatever their requestor (τ²-bench's ACTION check pools assistant and user calls); the side
 classifies the tool (telecom's user-side tools; in solo runs the agent holds both toolkits). banking_knowledge's
