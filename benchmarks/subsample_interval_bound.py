@@ -7,7 +7,8 @@ interval, computed exactly, and the check that replaces it, measured.
 give U2_t ∈ {−1, 1} with E[U2_t | c_t] = U8_t (a U-statistic averages its kernel over all pairs; a subsample draws
 one pair). So δ_t = U2_t − U8_t has mean 0 given the data, Var(δ_t | c_t) = 1 − U8_t², and δ is uncorrelated with
 U8. Over T tasks, Ô2 − Ô8 = mean δ_t (variance τ²/T, τ² = E[1 − U8²]) and Ô8 − θ (variance σ²/T, σ² = Var(U8_t))
-are uncorrelated and jointly normal in the limit. For any interval [Ô8 − a, Ô8 + b]:
+are uncorrelated and jointly normal in the limit. For any interval [Ô8 − a, Ô8 + b] (a, b in the limit fixed
+multiples of σ/√T, as for every interval built from Ô8 and its standard error):
 
     P(Ô2 in it) = P(−a ≤ δ̄ ≤ b) = P(−a·σ/τ ≤ X ≤ b·σ/τ),   P(θ in it) = P(−a ≤ X ≤ b),   X ~ N(0, σ²/T)
 
