@@ -229,28 +229,33 @@ def _trajectory_values(tr: pl.DataFrame, calls: pl.DataFrame | None, keys: list[
     grp = ok.select("_i", *keys)
     pairs = grp.join(grp, on=keys, how="inner", suffix="_b", nulls_equal=True).filter(pl.col("_i") < pl.col("_i_b"))
     pairs = pairs.select(*keys, _a="_i", _b="_i_b").with_row_index("_p")
-    # Jensen-Shannon divergence (base 2) of the two tool-name distributions
-    dist = seq.group_by("_i", "_code").agg(_k=pl.len()).with_columns(_q=pl.col("_k") / pl.col("_k").sum().over("_i"))
-    ent = dist.group_by("_i").agg(_h=-(pl.col("_q") * pl.col("_q").log(2)).sum())
-    both = pl.concat([
-        pairs.select("_p", _i="_a").join(dist.select("_i", "_code", "_q"), on="_i"),
-        pairs.select("_p", _i="_b").join(dist.select("_i", "_code", "_q"), on="_i"),
-    ])  # fmt: skip
-    hm = both.group_by("_p", "_code").agg(_m=pl.col("_q").sum() / 2).group_by("_p").agg(
-        _hm=-(pl.col("_m") * pl.col("_m").log(2)).sum())  # fmt: skip
-    j = (
-        pairs.join(hm, on="_p", how="left")
-        .join(ent.rename({"_i": "_a", "_h": "_ha"}), on="_a", how="left")
-        .join(ent.rename({"_i": "_b", "_h": "_hb"}), on="_b", how="left")
-        .with_columns(pl.col("_hm", "_ha", "_hb").fill_null(0.0))
-        .with_columns(_jsd=(pl.col("_hm") - (pl.col("_ha") + pl.col("_hb")) / 2).clip(0.0, 1.0))
-        # two trials without any tool call have the same (empty) distribution; one empty and one not: maximal
-        .join(dist.group_by("_i").len().rename({"_i": "_a", "len": "_na"}), on="_a", how="left")
-        .join(dist.group_by("_i").len().rename({"_i": "_b", "len": "_nb"}), on="_b", how="left")
-        .with_columns(_jsd=pl.when(pl.col("_na").is_null() & pl.col("_nb").is_null()).then(0.0)
-                      .when(pl.col("_na").is_null() | pl.col("_nb").is_null()).then(1.0).otherwise("_jsd"))
-        .sort("_p")
-    )  # fmt: skip
+    # Jensen-Shannon divergence (base 2) of the two tool-name distributions: each trial's distribution a dense row
+    # over the tool codes, H(M) − (H(A) + H(B))/2 in numpy, a chunk of pairs at a time
+    dist = seq.group_by("_i", "_code").agg(_k=pl.len())
+    n_codes = codes.height + 1  # a null name gets the last code
+    code = dist["_code"].cast(pl.Int64).fill_null(n_codes - 1).to_numpy()
+    dense = np.zeros((ok.height, n_codes), dtype=np.float64)
+    np.add.at(dense, (dist["_i"].to_numpy(), code), dist["_k"].to_numpy().astype(np.float64))
+    tot = dense.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dense /= np.where(tot > 0, tot, 1.0)[:, None]
+
+    def entropy(q: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return -np.where(q > 0, q * np.log2(q), 0.0).sum(axis=1)
+
+    h = entropy(dense)
+    ia, ib = pairs["_a"].to_numpy(), pairs["_b"].to_numpy()
+    jsd = np.empty(ia.size, dtype=np.float64)
+    step = max(1, (1 << 22) // n_codes)
+    for s0 in range(0, ia.size, step):
+        a, b = ia[s0:s0 + step], ib[s0:s0 + step]
+        jsd[s0:s0 + step] = entropy((dense[a] + dense[b]) / 2) - (h[a] + h[b]) / 2
+    jsd = np.clip(jsd, 0.0, 1.0)
+    # two trials without any tool call have the same (empty) distribution; one empty and one not: maximal
+    ea, eb = tot[ia] == 0, tot[ib] == 0
+    jsd = np.where(ea & eb, 0.0, np.where(ea | eb, 1.0, jsd))
+    j = pairs.with_columns(_jsd=pl.Series(jsd)).sort("_p")
     # every successful trial's tool-call sequence as a padded row of integer codes (row = _i)
     seq = seq.with_columns(_pos=pl.int_range(pl.len()).over("_i"))
     width = int(seq["_pos"].max() or 0) + 1
