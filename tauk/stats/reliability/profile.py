@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy import sparse
 
 from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError
@@ -229,28 +230,25 @@ def _trajectory_values(tr: pl.DataFrame, calls: pl.DataFrame | None, keys: list[
     grp = ok.select("_i", *keys)
     pairs = grp.join(grp, on=keys, how="inner", suffix="_b", nulls_equal=True).filter(pl.col("_i") < pl.col("_i_b"))
     pairs = pairs.select(*keys, _a="_i", _b="_i_b").with_row_index("_p")
-    # Jensen-Shannon divergence (base 2) of the two tool-name distributions: each trial's distribution a dense row
-    # over the tool codes, H(M) − (H(A) + H(B))/2 in numpy, a chunk of pairs at a time
+    # Jensen-Shannon divergence (base 2) of the two tool-name distributions: each trial's distribution a sparse row
+    # over the tool codes, H(M) − (H(A) + H(B))/2 with scipy.sparse, a chunk of pairs at a time
     dist = seq.group_by("_i", "_code").agg(_k=pl.len())
     n_codes = codes.height + 1  # a null name gets the last code
-    code = dist["_code"].cast(pl.Int64).fill_null(n_codes - 1).to_numpy()
-    dense = np.zeros((ok.height, n_codes), dtype=np.float64)
-    np.add.at(dense, (dist["_i"].to_numpy(), code), dist["_k"].to_numpy().astype(np.float64))
-    tot = dense.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dense /= np.where(tot > 0, tot, 1.0)[:, None]
-
-    def entropy(q: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return -np.where(q > 0, q * np.log2(q), 0.0).sum(axis=1)
-
-    h = entropy(dense)
+    rows = dist["_i"].to_numpy().astype(np.int64)
+    k = dist["_k"].to_numpy().astype(np.float64)
+    tot = np.bincount(rows, weights=k, minlength=ok.height)
+    q = k / tot[rows]
+    P = sparse.csr_matrix((q, (rows, dist["_code"].cast(pl.Int64).fill_null(n_codes - 1).to_numpy())),
+                          shape=(ok.height, n_codes))  # fmt: skip
+    h = np.bincount(rows, weights=-q * np.log2(q), minlength=ok.height)
     ia, ib = pairs["_a"].to_numpy(), pairs["_b"].to_numpy()
     jsd = np.empty(ia.size, dtype=np.float64)
-    step = max(1, (1 << 22) // n_codes)
+    step = 1 << 18
     for s0 in range(0, ia.size, step):
         a, b = ia[s0:s0 + step], ib[s0:s0 + step]
-        jsd[s0:s0 + step] = entropy((dense[a] + dense[b]) / 2) - (h[a] + h[b]) / 2
+        m = ((P[a] + P[b]) * 0.5).tocsr()
+        m.data = -m.data * np.log2(m.data)
+        jsd[s0:s0 + step] = np.asarray(m.sum(axis=1)).ravel() - (h[a] + h[b]) / 2
     jsd = np.clip(jsd, 0.0, 1.0)
     # two trials without any tool call have the same (empty) distribution; one empty and one not: maximal
     ea, eb = tot[ia] == 0, tot[ib] == 0
