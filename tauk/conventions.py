@@ -145,11 +145,13 @@ INFRA = "drop"
 INFRA_RULES: tuple[str, ...] = ("drop", "fail")
 """Every ``infra=``: drop infrastructure errors before every metric, or count them as failed trials."""
 
-PAIRED_TEST = "t"
-"""Default headline test of a comparison: the paired t test with T − 1 degrees of freedom."""
+PAIRED_TEST = "score"
+"""Default headline test of a comparison: the score test and its interval (Tango's where every per-task difference
+is −1, 0 or 1, with the exact unconditional p-value; :mod:`tauk.stats.comparisons.score`). Until 0.x it was ``"t"``."""
 
-PAIRED_TESTS: tuple[str, ...] = ("t", "signflip", "signflip-mid")
-"""Every ``test=`` of :func:`tauk.stats.compare` (the paired t test, the exact sign-flip test, its mid-p version)."""
+PAIRED_TESTS: tuple[str, ...] = ("score", "t", "signflip", "signflip-mid")
+"""Every ``test=`` of :func:`tauk.stats.compare` (the score test, the paired t test, the exact sign-flip test, its
+mid-p version)."""
 
 INVERSION_PERMUTATIONS = 19_999
 """Monte-Carlo sign flips of an inverted sign-flip interval (and of the rank intervals' sign-flip tests), used only

@@ -43,11 +43,19 @@ from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RE
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
 from ..tasks import GroupTasks, normalize_by, u_hat
-from .paired_tests import paired_test
+from .paired_tests import EXACT_CELLS, _lattice, paired_test, signflip_pvalue
 from .pairing import groups_by_label, pair_tasks, task_index
-from .pvalues import adjust_pvalues, sign_flip_pvalue
+from .pvalues import adjust_pvalues, sign_flip_pvalue, wilcoxon_pvalue
 from .ranks import rank_intervals
-from .results import NUM_FIELDS, RANK_FIELDS, Comparison, MultipleComparison, interval_label, rows_frame
+from .results import (
+    NUM_FIELDS,
+    RANK_FIELDS,
+    Comparison,
+    MultipleComparison,
+    interval_agreement,
+    interval_label,
+    rows_frame,
+)
 
 __all__ = ["compare", "compare_all", "compare_pair", "Paired"]
 
@@ -283,6 +291,18 @@ def _rank_intervals(gs: dict[Any, GroupTasks], names, k, ci, test) -> list[dict]
     return out + [{"label": n, **empty} for n in names if n not in gs]
 
 
+def _signflip_cross_check(d: np.ndarray, permutations: int, seed: int | None) -> tuple[float, str]:
+    """``p_signflip``: the exact sign-flip p on the lattice of d (a convolution, fast) when d has one, else
+    :func:`~tauk.stats.comparisons.pvalues.sign_flip_pvalue` (enumeration up to 20 nonzero d_t, else Monte Carlo)."""
+    nz = d[d != 0]
+    if nz.size == 0:
+        return 1.0, "exact"
+    L = _lattice(nz)
+    if L is not None and 2 * int(np.abs(np.rint(nz * L)).sum()) + 1 <= EXACT_CELLS:
+        return float(signflip_pvalue(d, mid=False)), "exact"
+    return sign_flip_pvalue(d, permutations=permutations, seed=seed)
+
+
 @dataclass(frozen=True)
 class Paired:
     """One paired comparison: its row of the comparison frame and its per-task table."""
@@ -323,6 +343,7 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
     if T == 0:
         row.update(dict.fromkeys(NUM_FIELDS))
         row["signflip_method"] = row["perm_method"] = None
+        row["interval_note"] = "no shared task with at least k trials for both agents: nothing to compare"
     else:
         mean, se, _ = column_stats(d)
         se0 = float(se[0]) if T > 1 else float("nan")
@@ -336,12 +357,8 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
             lo, hi = bl[0], bh[0]
         else:
             lo = hi = float("nan")
-        p_sf, sf_method = sign_flip_pvalue(d, permutations=permutations, seed=options.seed)
-        nz = d[d != 0]
-        if nz.size == 0:
-            p_w = 1.0
-        else:
-            p_w = float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
+        p_sf, sf_method = _signflip_cross_check(d, permutations, options.seed)
+        p_w = wilcoxon_pvalue(d)
         one_trial = bool(k == 1 and np.all(nta == 1) and np.all(ntb == 1) and np.all(na == 1) and np.all(nb == 1))
         if one_trial:
             n10 = int(np.sum((ca == 1) & (cb == 0)))
@@ -370,6 +387,7 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
             }
         )
         row["signflip_method"] = row["perm_method"] = sf_method
+        row.update(interval_agreement(d, lo, hi, head.p_value, level, method, test))
     tframe = pl.DataFrame(
         {
             "domain": [t[0] for t in tasks],
