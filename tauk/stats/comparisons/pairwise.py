@@ -29,6 +29,7 @@ The pairing lives in :mod:`tauk.stats.comparisons.pairing` (shared with the powe
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,7 @@ from scipy import stats
 
 from tauk._compat import keyword_options
 from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
+from tauk.errors import StatsWarning
 
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
@@ -138,9 +140,11 @@ def compare(
     >>> res = tauk.load("data")
     >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
     >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
-    (0.43, 50, 'paired t', '4.5e-13')
+    (0.43, 50, 'score', '3.5e-06')
     >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
-    (0.3415, 0.5185, 'monte-carlo')
+    (0.328, 0.5126, 'exact')
+    >>> round(c.row()["t_low"], 4), round(c.row()["t_high"], 4), f'{c.row()["p_t"]:.1e}'  # the paired t (test="t")
+    (0.3415, 0.5185, '4.5e-13')
     """
     asked = normalize_by(by)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
@@ -388,6 +392,10 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
         )
         row["signflip_method"] = row["perm_method"] = sf_method
         row.update(interval_agreement(d, lo, hi, head.p_value, level, method, test))
+        if T == 1:
+            warnings.warn(f"compare({a!r}, {b!r}, k={k}): one shared task — the interval is "
+                          f"[{finite_or_none(lo)}, {finite_or_none(hi)}] and says little; see interval_note",
+                          StatsWarning, stacklevel=3)  # fmt: skip
     tframe = pl.DataFrame(
         {
             "domain": [t[0] for t in tasks],
