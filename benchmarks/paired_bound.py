@@ -216,7 +216,7 @@ def power_section(Ts=(20, 50), alpha: float = 0.05) -> None:
                     logc = special.gammaln(T + 1) - special.gammaln(a + 1) - special.gammaln(b + 1) \
                         - special.gammaln(T - a - b + 1)  # fmt: skip
                     alt = np.exp(logc + a * np.log(pp) + b * np.log(pm) + (T - a - b) * np.log1p(-pp - pm))
-                    best, _, optimal = best_power(T, pp, pm, alpha, time_limit=120)
+                    best, _, optimal = best_power(T, pp, pm, alpha, grid=801, time_limit=60)
                     ps, pt = float(alt @ reg_s), float(alt @ reg_t)
                     ratios.append(ps / best)
                     alts.append(alt)
@@ -224,7 +224,7 @@ def power_section(Ts=(20, 50), alpha: float = 0.05) -> None:
                     ratio_t.append(ps / best)
                     print(f"{T:3d} {k:3d} {pop:10} {delta:+6.2f} {100 * ps:7.2f} {100 * pt:7.2f} {100 * best:10.2f}"
                           f"{'' if optimal else '*'} {ps / best:12.3f}")
-        u, _, opt = best_uniform_ratio(T, alts, envs, alpha, time_limit=300)
+        u, _, opt = best_uniform_ratio(T, alts, envs, alpha, grid=801, time_limit=300)
         uniform[T] = u
         print(f"# T = {T}: ONE valid test's best min over these {len(alts)} cells of power ÷ the cell's best = {u:.3f}"
               f"{'' if opt else ' (time limit: best found)'}; the score test's min = {min(ratio_t):.3f}")

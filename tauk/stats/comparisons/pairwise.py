@@ -4,18 +4,23 @@ A comparison is paired by task: a task is (domain, task_id), so a label (agent) 
 keeps its tasks apart, and the two agents are compared only on tasks both ran (the others are counted and reported).
 Per task, d_t = Û_k^A − Û_k^B. Reported:
 
-* the headline: the mean difference with the **paired t test** (``test="t"``, T − 1 df) — its two-sided
-  ``p_value`` and its own interval ``ci_low`` / ``ci_high`` (d̄ ± t·s/√T), so the interval excludes 0 exactly when
-  p < α. It is calibrated at benchmark sizes (type-I 4–6 % in 28 of 30 measured cells, T = 20–50, n = 1–4;
-  :mod:`tauk.stats.comparisons.paired_tests`, ``docs/calibration/comparisons.md``). ``test="signflip"`` /
-  ``"signflip-mid"`` report the exact (mid-p) sign-flip test and
-  its inverted interval instead;
+* the headline: the mean difference with the **score test** (``test="score"``, the default;
+  :mod:`tauk.stats.comparisons.score`) — its two-sided ``p_value`` and its own interval ``ci_low`` / ``ci_high``,
+  which excludes 0 exactly when p < α: where every d_t is −1, 0 or 1 Tango's score interval with the exact
+  unconditional p-value (type-I ≤ α at every null discordance rate), where they are not the paired t once ≥ 5 tasks
+  differ and the score construction below that; never a zero-width interval. It covers a true difference away
+  from 0 as well as at 0 (``docs/calibration/comparisons.md``, ``benchmarks/calibration_compare_delta.py``).
+  ``test="t"`` reports the **paired t test** (T − 1 df, the default before) — its p and interval d̄ ± t·s/√T are
+  always in ``p_t`` / ``t_low`` / ``t_high``; it is calibrated at δ = 0 (type-I 4–6 % in 28 of 30 measured
+  cells, T = 20–50, n = 1–4; :mod:`tauk.stats.comparisons.paired_tests`) but covers a true difference of 0.07 in
+  as little as 75 % of benchmarks where few tasks differ. ``test="signflip"`` / ``"signflip-mid"`` report the exact
+  (mid-p) sign-flip test and its inverted interval instead;
 * with ``method="bca"`` (or ``"percentile"``, ``"bootstrap-t"``, ``"t"``) ``ci_low`` / ``ci_high`` are the paired
   task-bootstrap interval instead (the *same* resampled tasks for both agents) — the p-value stays the test's;
   ``method="model"`` (the default, :data:`tauk.conventions.CI_METHOD`) means the test's own interval;
-* cross-checks: the exact sign-flip p (``p_signflip``: exact enumeration when at most 20 tasks have d_t ≠ 0, seeded
-  Monte Carlo otherwise; conservative here: 0.1–3.8 % under the null), the Wilcoxon signed-rank p and an exact
-  McNemar test (binomial test on the discordant tasks) when each agent has one trial per task and k = 1.
+* cross-checks: the exact sign-flip p (``p_signflip``: exact on the lattice of d, else enumeration up to 20 tasks
+  with d_t ≠ 0, seeded Monte Carlo beyond; conservative here: 0.1–3.8 % under the null), the Wilcoxon signed-rank
+  p (normal approximation, tie-corrected) and an exact McNemar test (binomial test on the discordant tasks) when each agent has one trial per task and k = 1.
   ``p_perm`` / ``perm_method`` are deprecated aliases of ``p_signflip`` / ``signflip_method`` (one release).
 
 :func:`compare_all` adjusts the headline p-values (Holm or Benjamini–Hochberg) and gives each agent a rank interval
@@ -106,7 +111,7 @@ def compare(
         always reports its intervals: ``None`` means the default level.
     method
         The interval ``ci_low`` / ``ci_high``: ``"model"`` (the default, :data:`tauk.conventions.CI_METHOD`) is the
-        test's own interval (paired t: d̄ ± t_{T−1}·s/√T); ``"bca"``, ``"percentile"``, ``"bootstrap-t"`` give the
+        test's own interval (score: {δ : |z(δ)| < c}; paired t: d̄ ± t_{T−1}·s/√T); ``"bca"``, ``"percentile"``, ``"bootstrap-t"`` give the
         paired task-bootstrap interval (``resamples``, ``seed``), ``"t"`` the t interval. The p-value is always the
         test's.
     resamples, seed
@@ -117,8 +122,9 @@ def compare(
     infra, reward, progress
         As for :func:`pass_hat_k`.
     test
-        The headline test of ``p_value`` (one of :data:`tauk.conventions.PAIRED_TESTS`): ``"t"`` (default, the
-        paired t test with T − 1 df; calibrated at 20–50 tasks), ``"signflip"`` (exact sign-flip, = exact McNemar
+        The headline test of ``p_value`` (one of :data:`tauk.conventions.PAIRED_TESTS`): ``"score"`` (default, the
+        score test and interval, :mod:`tauk.stats.comparisons.score`), ``"t"`` (the paired t test with T − 1 df;
+        calibrated at δ = 0 at 20–50 tasks, under-covers δ ≠ 0 where few tasks differ), ``"signflip"`` (exact sign-flip, = exact McNemar
         with one trial per task; conservative) or ``"signflip-mid"`` (its mid-p version); see
         :func:`tauk.stats.comparisons.paired_tests.paired_test`.
     pool_setups
