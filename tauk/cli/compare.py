@@ -49,7 +49,8 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
             "estimate_a": r["estimate_a"], "estimate_b": r["estimate_b"], "se": r["se"],
             "t_low": r["t_low"], "t_high": r["t_high"], "p_t": r["p_t"], "p_wilcoxon": r["p_wilcoxon"],
             "p_mcnemar": r["p_mcnemar"], "n_tasks_only_a": r["n_tasks_only_a"], "n_tasks_only_b": r["n_tasks_only_b"],
-            "n_tasks_excluded": r["n_tasks_excluded"],
+            "n_tasks_excluded": r["n_tasks_excluded"], "interval_excludes_0": r["interval_excludes_0"],
+            "p_below_alpha": r["p_below_alpha"], "interval_note": r["interval_note"],
         })  # fmt: skip
         if not r["n_tasks"]:
             where = ", ".join(f"{col}={r[col]}" for col in c.by)
