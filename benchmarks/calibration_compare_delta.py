@@ -130,6 +130,7 @@ def _add(acc, res, delta, w):
         a["disagree"] += w * (rej != (lo > 0 or hi < 0))
 
 
+@cache
 def trinomial_probs(pop: str, k: int, delta: float, draws: int = 2_000_000, seed: int = 4321) -> tuple[float, float]:
     pa, pb = POPULATIONS[pop][1](np.random.default_rng(seed), draws, shift_for(pop, k, delta))
     ua, ub = pa**k, pb**k

@@ -183,7 +183,8 @@ def _swap_index(T: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([idx[(int(y), int(x))] for x, y in zip(a, b)])
 
 
-def power_section(Ts=(20, 50), alpha: float = 0.05) -> None:
+def power_section(Ts=(20, 50), alpha: float = 0.05, pops: tuple[str, ...] | None = None,
+                  deltas: tuple[float, ...] | None = None) -> None:
     """Power of compare()'s score test (exact unconditional p) and of the paired t against the best valid
     non-randomised swap-invariant test, at the alternatives of ``benchmarks/calibration_compare_delta.py``."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -208,8 +209,8 @@ def power_section(Ts=(20, 50), alpha: float = 0.05) -> None:
         print(f"# T = {T}: score test's max type-I over q ∈ [0, 1] = {100 * size_s:.2f} %; "
               f"paired t's = {100 * float((probs(T, a, b, fine) @ reg_t).max()):.2f} %")
         for k in (1, 4):
-            for pop in POPULATIONS:
-                for delta in DELTAS:
+            for pop in pops or tuple(POPULATIONS):
+                for delta in deltas or DELTAS:
                     if delta == 0 or not reachable(pop, k, delta):
                         continue
                     pp, pm = trinomial_probs(pop, k, delta)
@@ -238,9 +239,15 @@ def main(argv=None) -> None:
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--power", default=None, help="comma-separated T's: power of the score test against the best "
                     "valid test at calibration_compare_delta.py's alternatives (instead of the type-I table)")
+    ap.add_argument("--pops", default=None, help="--power: comma-separated populations (default all)")
+    ap.add_argument("--deltas", default=None, help="--power: comma-separated δ's (default ±0.07, ±0.15)")
     args = ap.parse_args(argv)
     if args.power:
-        power_section(tuple(int(x) for x in args.power.split(",")), args.alpha)
+        print(f"# benchmarks/paired_bound.py --power {args.power}" + (f" --pops {args.pops}" if args.pops else "")
+              + (f" --deltas {args.deltas}" if args.deltas else ""))  # fmt: skip
+        power_section(tuple(int(x) for x in args.power.split(",")), args.alpha,
+                      tuple(args.pops.split(",")) if args.pops else None,
+                      tuple(float(x) for x in args.deltas.split(",")) if args.deltas else None)  # fmt: skip
         return
     T, alpha = args.T, args.alpha
     a, b = outcomes(T)

@@ -136,7 +136,9 @@ class Comparison:
 
     ``frame`` columns: group keys, a, b, k, n_tasks (shared, n_t ≥ k for both), n_tasks_only_a, n_tasks_only_b,
     n_tasks_excluded (shared but n_t < k), estimate_a, estimate_b, diff, ci_low/ci_high (the headline interval;
-    ``interval_method`` says which: "paired t", "sign-flip inversion", or "<method> paired task bootstrap"), test and
+    ``interval_method`` says which: "score" (the default: Tango's / the paired t / the constrained-MLE score
+    interval, :mod:`tauk.stats.comparisons.score`), "paired t", "sign-flip inversion", or "<method> paired task
+    bootstrap"), test and
     p_value (the headline test and its p), se, t_low/t_high and p_t (the paired t, T−1 df), p_signflip
     (``signflip_method`` exact|monte-carlo), p_wilcoxon, mcnemar_a_only / mcnemar_b_only (discordant tasks) and
     p_mcnemar (only with one trial per task); p_perm / perm_method: deprecated aliases of p_signflip /
@@ -231,7 +233,8 @@ def comparison_notes(result: Any) -> list[str]:
     else:
         iv = f"{level:.0%} {result.method} paired task bootstrap, {result.resamples} resamples, seed {result.seed}"
     notes = [f"p_value: {head}; {iv}",
-             "p_signflip: exact sign-flip test (a conservative cross-check; Monte Carlo above 20 nonzero differences)"]
+             "p_signflip: exact sign-flip test (a conservative cross-check; exact on the lattice of the differences, "
+             "Monte Carlo only without one)"]
     if getattr(result, "split_by_setup", False):
         notes.append("compared within each setup: the agents' trials span several setups, which are not repeated "
                      "trials of one experiment (pool_setups=True pools them)")  # fmt: skip
