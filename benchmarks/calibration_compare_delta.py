@@ -91,6 +91,7 @@ def shift_for(pop: str, k: int, delta: float, seed: int = 12345, draws: int = 40
     return s
 
 
+@cache
 def reachable(pop: str, k: int, delta: float) -> bool:
     try:
         shift_for(pop, k, delta)

@@ -146,9 +146,9 @@ def compare(
     >>> res = tauk.load("data")
     >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
     >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
-    (0.43, 50, 'score', '3.5e-06')
+    (0.43, 50, 'score', '4.5e-13')
     >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
-    (0.328, 0.5126, 'exact')
+    (0.3415, 0.5185, 'exact')
     >>> round(c.row()["t_low"], 4), round(c.row()["t_high"], 4), f'{c.row()["p_t"]:.1e}'  # the paired t (test="t")
     (0.3415, 0.5185, '4.5e-13')
     """

@@ -105,7 +105,7 @@ def rank_intervals(
     >>> [f"{r:g} [{a}, {b}]" for r, a, b in zip(rank, lo, hi)]
     ['4 [4, 4]', '2 [2, 3]', '3 [2, 3]', '1 [1, 1]']
     >>> rank_intervals(U, simultaneous=True).hi.tolist()
-    [4, 3, 4, 2]
+    [4, 3, 3, 1]
     """
     U = np.asarray(U, dtype=np.float64)
     if U.ndim != 2:
