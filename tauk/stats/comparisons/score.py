@@ -243,8 +243,17 @@ def _em_table(T: int) -> np.ndarray:
     need = z[:, None] * np.sqrt(mm[None, :]) - 1e-9
     up = np.ceil((mm[None, :] + need) / 2.0)
     dn = np.floor((mm[None, :] - need) / 2.0)
-    S = stats.binom.sf(up - 1, mm[None, :], 0.5) + stats.binom.cdf(dn, mm[None, :], 0.5)
-    S = np.where(up <= dn, 1.0, np.minimum(S, 1.0))
+    # cumulative Binomial(m', ½) table, cdf[m', j] = P(B ≤ j) for j = 0…T (indexed instead of scipy per cell)
+    cdf = np.cumsum(stats.binom.pmf(mm[None, :], mm[:, None], 0.5), axis=1)
+    cdf = np.minimum(cdf, 1.0)
+
+    def cdf_at(j):  # P(B ≤ j) for B ~ Binomial(m', ½), m' along the columns
+        jj = np.clip(j, -1, T).astype(np.int64)
+        out = np.where(jj < 0, 0.0, cdf[mm[None, :], np.maximum(jj, 0)])
+        return out
+
+    S = (1.0 - cdf_at(up - 1)) + cdf_at(dn)
+    S = np.where(up <= dn, 1.0, np.clip(S, 0.0, 1.0))
     S[:, 0] = np.where(z <= 1e-9, 1.0, 0.0)
     B = stats.binom.pmf(mm[None, :], T, (m / T)[:, None])
     p_est = np.where(z <= 1e-9, 1.0, np.round(np.sum(B * S, axis=1), 12))
