@@ -19,9 +19,8 @@ from tauk.cli._common import (
     split_list,
     write_table,
 )
-from tauk.conventions import ADJUST, ADJUSTMENTS, PAIRED_TEST, PAIRED_TESTS
+from tauk.conventions import ADJUST, ADJUSTMENTS, PAIRED_TEST, PAIRED_TEST_DESCRIPTIONS, PAIRED_TESTS
 from tauk.errors import TaukError
-from tauk.stats.comparisons.results import TEST_DESCRIPTIONS
 
 COMPARE_KEYS = ("agent_a", "agent_b", "k", "n_tasks", "difference", "ci_low", "ci_high", "p_value",
                 "p_value_adjusted", "test", "interval_method")  # fmt: skip
@@ -116,7 +115,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--by", default=None, help="comma-separated columns to split by, e.g. domain")
     p.add_argument("--adjust", default=ADJUST, choices=list(ADJUSTMENTS), help="multiple-comparison control")
     p.add_argument("--test", default=PAIRED_TEST, choices=list(PAIRED_TESTS),
-                   help="the test of p_value: " + "; ".join(f"{k}: {v}" for k, v in TEST_DESCRIPTIONS.items()))
+                   help="the test of p_value: " + "; ".join(f"{k}: {v}" for k, v in PAIRED_TEST_DESCRIPTIONS.items()))
     add_infra_arg(p)
     add_format_args(p)
     add_ci_args(p, always="a comparison always reports its interval")

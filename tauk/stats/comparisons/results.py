@@ -8,7 +8,7 @@ from typing import Any
 
 import polars as pl
 
-from tauk.conventions import PAIRED_TEST, RESAMPLES
+from tauk.conventions import PAIRED_TEST, PAIRED_TEST_DESCRIPTIONS, RESAMPLES
 from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
@@ -33,9 +33,7 @@ RANK_FIELDS = ("rank", "rank_low", "rank_high", "rank_low_simultaneous", "rank_h
 TEST_NAMES = {"score": "score", "t": "paired t", "signflip": "sign-flip inversion", "signflip-mid": "mid-p sign-flip inversion"}
 """What made a comparison's interval when it is the test's own (``interval_method``), per test."""
 
-TEST_DESCRIPTIONS = {"score": "score test (exact unconditional where every d_t is −1, 0 or 1)",
-                     "t": "paired t test (T − 1 df)", "signflip": "exact sign-flip test",
-                     "signflip-mid": "mid-p sign-flip test"}  # fmt: skip
+TEST_DESCRIPTIONS = PAIRED_TEST_DESCRIPTIONS
 """The headline test of a comparison's ``p_value``, in words (table notes, the command line)."""
 
 
