@@ -111,11 +111,144 @@ def best_test(T: int, targets: list[float], cap: float, symmetric: bool = True, 
     raise RuntimeError("the q grid did not converge")
 
 
+def best_power(T: int, p_plus: float, p_minus: float, cap: float, grid: int = 4001, time_limit: float = 300):
+    """Max over non-randomised swap-invariant tests with R(q) ≤ cap for every q of the power at the alternative
+    P(d_t = +1) = p_plus, P(d_t = −1) = p_minus → (that power, the rejected outcomes as a mask over :func:`outcomes`)."""
+    a, b = outcomes(T)
+    nv = a.size
+    logc = special.gammaln(T + 1) - special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(T - a - b + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = logc + a * np.log(p_plus) + b * np.log(p_minus) + (T - a - b) * np.log1p(-p_plus - p_minus)
+    alt = np.exp(np.nan_to_num(lp, nan=-np.inf))
+    alt = 0.5 * (alt + alt[_swap_index(T, a, b)])  # a swap-invariant test sees the symmetrised alternative
+    qgrid = np.linspace(0.0, 1.0, grid)
+    idx = {(int(x), int(y)): i for i, (x, y) in enumerate(zip(a, b))}
+    pairs = [(i, idx[(int(y), int(x))]) for i, (x, y) in enumerate(zip(a, b)) if x < y]
+    S = np.zeros((len(pairs), nv))
+    for r, (i, j) in enumerate(pairs):
+        S[r, i], S[r, j] = 1.0, -1.0
+    for _ in range(20):
+        Pc = probs(T, a, b, qgrid)
+        cons = [optimize.LinearConstraint(Pc, -np.inf, cap), optimize.LinearConstraint(S, 0.0, 0.0)]
+        res = optimize.milp(-alt, constraints=cons, integrality=np.ones(nv), bounds=optimize.Bounds(0, 1),
+                            options={"time_limit": time_limit})  # fmt: skip
+        if res.x is None:
+            raise RuntimeError(f"milp failed: {res.message}")
+        phi = res.x > 0.5
+        fine = np.linspace(0.0, 1.0, 100_001)
+        r = probs(T, a, b, fine) @ phi
+        worst = fine[r > cap + 1e-12]
+        if worst.size == 0:
+            return float(alt @ phi), phi, bool(res.status == 0)
+        qgrid = np.unique(np.concatenate([qgrid, worst[:: max(1, worst.size // 50)]]))
+    raise RuntimeError("the q grid did not converge")
+
+
+def best_uniform_ratio(T: int, alts: list[np.ndarray], envelope: list[float], cap: float, grid: int = 4001,
+                       time_limit: float = 300):
+    """Max over non-randomised swap-invariant tests with R(q) ≤ cap for every q of min over cells of power ÷ the
+    cell's envelope (its best valid test's power): what ONE test can reach in every cell at once."""
+    a, b = outcomes(T)
+    nv = a.size
+    sw = _swap_index(T, a, b)
+    A = np.array([0.5 * (x + x[sw]) / e for x, e in zip(alts, envelope)])
+    idx = {(int(x), int(y)): i for i, (x, y) in enumerate(zip(a, b))}
+    pairs = [(i, idx[(int(y), int(x))]) for i, (x, y) in enumerate(zip(a, b)) if x < y]
+    S = np.zeros((len(pairs), nv + 1))
+    for r, (i, j) in enumerate(pairs):
+        S[r, i], S[r, j] = 1.0, -1.0
+    qgrid = np.linspace(0.0, 1.0, grid)
+    c = np.zeros(nv + 1)
+    c[-1] = -1.0
+    for _ in range(20):
+        Pc = np.hstack([probs(T, a, b, qgrid), np.zeros((qgrid.size, 1))])
+        cons = [optimize.LinearConstraint(Pc, -np.inf, cap), optimize.LinearConstraint(S, 0.0, 0.0),
+                optimize.LinearConstraint(np.hstack([-A, np.ones((len(alts), 1))]), -np.inf, 0.0)]
+        res = optimize.milp(c, constraints=cons, integrality=np.r_[np.ones(nv), 0.0],
+                            bounds=optimize.Bounds(np.zeros(nv + 1), np.r_[np.ones(nv), 2.0]),
+                            options={"time_limit": time_limit})  # fmt: skip
+        if res.x is None:
+            raise RuntimeError(f"milp failed: {res.message}")
+        phi = res.x[:nv] > 0.5
+        fine = np.linspace(0.0, 1.0, 100_001)
+        worst = fine[probs(T, a, b, fine) @ phi > cap + 1e-12]
+        if worst.size == 0:
+            return float((A @ phi).min()), phi, bool(res.status == 0)
+        qgrid = np.unique(np.concatenate([qgrid, worst[:: max(1, worst.size // 50)]]))
+    raise RuntimeError("the q grid did not converge")
+
+
+def _swap_index(T: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    idx = {(int(x), int(y)): i for i, (x, y) in enumerate(zip(a, b))}
+    return np.array([idx[(int(y), int(x))] for x, y in zip(a, b)])
+
+
+def power_section(Ts=(20, 50), alpha: float = 0.05, pops: tuple[str, ...] | None = None,
+                  deltas: tuple[float, ...] | None = None) -> None:
+    """Power of compare()'s score test (exact unconditional p) and of the paired t against the best valid
+    non-randomised swap-invariant test, at the alternatives of ``benchmarks/calibration_compare_delta.py``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from calibration_compare_delta import DELTAS, POPULATIONS, reachable, trinomial_probs
+
+    from tauk.stats.comparisons.score import score_pvalue
+
+    print("# power (%) at the alternatives of calibration_compare_delta.py where d_t ∈ {−1, 0, 1}: exact sums;")
+    print(f"# 'best valid': max power of a non-randomised swap-invariant test with type-I ≤ {alpha:.0%} at every null q")
+    print("# (an integer programme per cell); score = compare()'s default, t = the paired t (type-I up to 5.74 %)")
+    print(f"{'T':>3} {'n=k':>3} {'population':10} {'δ':>6} {'score':>7} {'t':>7} {'best valid':>10} {'score ÷ best':>12}")
+    ratios = []
+    uniform = {}
+    for T in Ts:
+        alts, envs, ratio_t = [], [], []
+        a, b = outcomes(T)
+        reg_s = np.array([score_pvalue(np.r_[np.ones(x), -np.ones(y), np.zeros(T - x - y)]) < alpha
+                          for x, y in zip(a, b)])  # fmt: skip
+        reg_t = t_test_region(T, a, b, alpha)
+        fine = np.linspace(0.0, 1.0, 100_001)
+        size_s = float((probs(T, a, b, fine) @ reg_s).max())
+        print(f"# T = {T}: score test's max type-I over q ∈ [0, 1] = {100 * size_s:.2f} %; "
+              f"paired t's = {100 * float((probs(T, a, b, fine) @ reg_t).max()):.2f} %")
+        for k in (1, 4):
+            for pop in pops or tuple(POPULATIONS):
+                for delta in deltas or DELTAS:
+                    if delta == 0 or not reachable(pop, k, delta):
+                        continue
+                    pp, pm = trinomial_probs(pop, k, delta)
+                    logc = special.gammaln(T + 1) - special.gammaln(a + 1) - special.gammaln(b + 1) \
+                        - special.gammaln(T - a - b + 1)  # fmt: skip
+                    alt = np.exp(logc + a * np.log(pp) + b * np.log(pm) + (T - a - b) * np.log1p(-pp - pm))
+                    best, _, optimal = best_power(T, pp, pm, alpha, grid=801, time_limit=60)
+                    ps, pt = float(alt @ reg_s), float(alt @ reg_t)
+                    ratios.append(ps / best)
+                    alts.append(alt)
+                    envs.append(best)
+                    ratio_t.append(ps / best)
+                    print(f"{T:3d} {k:3d} {pop:10} {delta:+6.2f} {100 * ps:7.2f} {100 * pt:7.2f} {100 * best:10.2f}"
+                          f"{'' if optimal else '*'} {ps / best:12.3f}")
+        u, _, opt = best_uniform_ratio(T, alts, envs, alpha, grid=801, time_limit=300)
+        uniform[T] = u
+        print(f"# T = {T}: ONE valid test's best min over these {len(alts)} cells of power ÷ the cell's best = {u:.3f}"
+              f"{'' if opt else ' (time limit: best found)'}; the score test's min = {min(ratio_t):.3f}")
+    print(f"score ÷ best valid: min {min(ratios):.3f} over {len(ratios)} cells (* = integer programme stopped at its "
+          "time limit: the best found, a lower bound on the optimum)")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--T", type=int, default=20)
     ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--power", default=None, help="comma-separated T's: power of the score test against the best "
+                    "valid test at calibration_compare_delta.py's alternatives (instead of the type-I table)")
+    ap.add_argument("--pops", default=None, help="--power: comma-separated populations (default all)")
+    ap.add_argument("--deltas", default=None, help="--power: comma-separated δ's (default ±0.07, ±0.15)")
     args = ap.parse_args(argv)
+    if args.power:
+        print(f"# benchmarks/paired_bound.py --power {args.power}" + (f" --pops {args.pops}" if args.pops else "")
+              + (f" --deltas {args.deltas}" if args.deltas else ""))  # fmt: skip
+        power_section(tuple(int(x) for x in args.power.split(",")), args.alpha,
+                      tuple(args.pops.split(",")) if args.pops else None,
+                      tuple(float(x) for x in args.deltas.split(",")) if args.deltas else None)  # fmt: skip
+        return
     T, alpha = args.T, args.alpha
     a, b = outcomes(T)
     cells = {f"n=1 k=1 {p}": q for p, q in cell_qs(1).items()}

@@ -2,11 +2,13 @@
 # # Is agent A really better than agent B?
 #
 # Agents in τ²-bench run on the **same tasks**, so the right comparison is *paired by task*: per task the difference
-# of the per-task pass^k estimates, d_t = Û_k(A) − Û_k(B). tauk reports the mean difference with the **paired t
-# test** (T − 1 df): its p-value and its own interval, so the interval excludes 0 exactly when p < 0.05. At 20–50
-# tasks it rejects 4.0–5.4 % of the time when the agents are equal (the paired BCa bootstrap 4.4–9.7 %, the exact
-# sign-flip test 0.1–3.8 %). The exact sign-flip p (`p_signflip`, = exact McNemar with one trial per task), Wilcoxon
-# and McNemar are cross-checks; `method="bca"` gives the paired task-bootstrap interval instead. tauk adjusts many
+# of the per-task pass^k estimates, d_t = Û_k(A) − Û_k(B). tauk reports the mean difference with a **score test**
+# and its own interval, so the interval excludes 0 exactly when p < 0.05: Tango's score interval with the exact
+# unconditional p-value where every d_t is −1, 0 or 1 (type-I ≤ 5 % at every rate of differing tasks), the paired t
+# where d_t is not and at least 5 tasks differ. Unlike the paired t interval alone it covers a true difference away
+# from 0 when few tasks differ, and it is never [0, 0]. The paired t (`t_low`, `t_high`, `p_t`), the exact sign-flip
+# p (`p_signflip`, = exact McNemar with one trial per task), Wilcoxon and McNemar are cross-checks; `test="t"` makes
+# the paired t the headline, `method="bca"` gives the paired task-bootstrap interval instead. tauk adjusts many
 # comparisons with Holm (or Benjamini–Hochberg) and answers *how many tasks would I need?*
 
 # %%
@@ -69,7 +71,7 @@ print(mc2)
 # ## How many tasks would I need?
 #
 # `stats.power_analysis` turns a pilot (here the paired atlas-small vs baseline runs) into the number of tasks needed
-# to detect a pass^1 difference δ with 80 % power at α = 0.05 for the paired t test compare() reports (noncentral
+# to detect a pass^1 difference δ with 80 % power at α = 0.05 for the paired t test (noncentral
 # t) — and shows how more trials per task reduce it (only the within-task part of the variance shrinks with more
 # trials). A pilot of one agent works too: the two future agents are assumed to share its task difficulty
 # (`disagreement=` states how much they differ task by task).

@@ -38,6 +38,7 @@ __all__ = [
     "INFRA_RULES",
     "PAIRED_TEST",
     "PAIRED_TESTS",
+    "PAIRED_TEST_DESCRIPTIONS",
     "INVERSION_PERMUTATIONS",
     "ADJUST",
     "ADJUSTMENTS",
@@ -153,11 +154,21 @@ INFRA = "drop"
 INFRA_RULES: tuple[str, ...] = ("drop", "fail")
 """Every ``infra=``: drop infrastructure errors before every metric, or count them as failed trials."""
 
-PAIRED_TEST = "t"
-"""Default headline test of a comparison: the paired t test with T − 1 degrees of freedom."""
+PAIRED_TEST = "score"
+"""Default headline test of a comparison: the score test and its interval (Tango's where every per-task difference
+is −1, 0 or 1, with the exact unconditional p-value; :mod:`tauk.stats.comparisons.score`). Until 0.x it was ``"t"``."""
 
-PAIRED_TESTS: tuple[str, ...] = ("t", "signflip", "signflip-mid")
-"""Every ``test=`` of :func:`tauk.stats.compare` (the paired t test, the exact sign-flip test, its mid-p version)."""
+PAIRED_TESTS: tuple[str, ...] = ("score", "t", "signflip", "signflip-mid")
+"""Every ``test=`` of :func:`tauk.stats.compare` (the score test, the paired t test, the exact sign-flip test, its
+mid-p version)."""
+
+PAIRED_TEST_DESCRIPTIONS: dict[str, str] = {
+    "score": "score test (exact unconditional where every d_t is −1, 0 or 1)",
+    "t": "paired t test (T − 1 df)",
+    "signflip": "exact sign-flip test",
+    "signflip-mid": "mid-p sign-flip test",
+}
+"""Each ``test=`` in words (comparison notes, the command line's help)."""
 
 INVERSION_PERMUTATIONS = 19_999
 """Monte-Carlo sign flips of an inverted sign-flip interval (and of the rank intervals' sign-flip tests), used only

@@ -24,8 +24,9 @@ def test_compare_json_contract_and_values(capsys, shared_data):
     direct = compare(tauk.load({"base": a, "ft": b}), "ft", "base", resamples=999).to_frame().row(0, named=True)
     assert rec["difference"] == pytest.approx(direct["diff"]) and rec["n_tasks"] == 20
     assert rec["ci_low"] <= rec["difference"] <= rec["ci_high"]
-    assert rec["p_value"] == pytest.approx(direct["p_value"]) and rec["test"] == "t"
-    assert rec["interval_method"] == "paired t" and rec["p_signflip"] == pytest.approx(direct["p_signflip"])
+    assert rec["p_value"] == pytest.approx(direct["p_value"]) and rec["test"] == "score"
+    assert rec["interval_method"] == "score" and rec["p_signflip"] == pytest.approx(direct["p_signflip"])
+    assert rec["interval_excludes_0"] == (rec["p_value"] < 0.05) == rec["p_below_alpha"]
     assert rec["p_value_adjusted"] == pytest.approx(rec["p_value"])  # one comparison: nothing to adjust
 
 

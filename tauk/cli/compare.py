@@ -19,7 +19,7 @@ from tauk.cli._common import (
     split_list,
     write_table,
 )
-from tauk.conventions import ADJUST, ADJUSTMENTS, PAIRED_TEST, PAIRED_TESTS
+from tauk.conventions import ADJUST, ADJUSTMENTS, PAIRED_TEST, PAIRED_TEST_DESCRIPTIONS, PAIRED_TESTS
 from tauk.errors import TaukError
 
 COMPARE_KEYS = ("agent_a", "agent_b", "k", "n_tasks", "difference", "ci_low", "ci_high", "p_value",
@@ -48,7 +48,8 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
             "estimate_a": r["estimate_a"], "estimate_b": r["estimate_b"], "se": r["se"],
             "t_low": r["t_low"], "t_high": r["t_high"], "p_t": r["p_t"], "p_wilcoxon": r["p_wilcoxon"],
             "p_mcnemar": r["p_mcnemar"], "n_tasks_only_a": r["n_tasks_only_a"], "n_tasks_only_b": r["n_tasks_only_b"],
-            "n_tasks_excluded": r["n_tasks_excluded"],
+            "n_tasks_excluded": r["n_tasks_excluded"], "interval_excludes_0": r["interval_excludes_0"],
+            "p_below_alpha": r["p_below_alpha"], "interval_note": r["interval_note"],
         })  # fmt: skip
         if not r["n_tasks"]:
             where = ", ".join(f"{col}={r[col]}" for col in c.by)
@@ -114,7 +115,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--by", default=None, help="comma-separated columns to split by, e.g. domain")
     p.add_argument("--adjust", default=ADJUST, choices=list(ADJUSTMENTS), help="multiple-comparison control")
     p.add_argument("--test", default=PAIRED_TEST, choices=list(PAIRED_TESTS),
-                   help="the test of p_value: paired t (calibrated at 20–50 tasks), exact or mid-p sign-flip")  # fmt: skip
+                   help="the test of p_value: " + "; ".join(f"{k}: {v}" for k, v in PAIRED_TEST_DESCRIPTIONS.items()))
     add_infra_arg(p)
     add_format_args(p)
     add_ci_args(p, always="a comparison always reports its interval")

@@ -150,7 +150,7 @@ def test_ci_zero_means_no_interval_or_is_refused_in_one_line(capsys):
     assert "--ci must be a level in (0, 1)" in capsys.readouterr().err
     assert main(["compare", data, "--a", "atlas-large", "--b", "baseline", "--ci", "0.9", "--format", "json",
                  "--quiet"]) == 0  # fmt: skip
-    assert '"interval_method": "paired t"' in capsys.readouterr().out
+    assert '"interval_method": "score"' in capsys.readouterr().out
 
 
 def test_widgets_and_internal_defaults_read_the_conventions():

@@ -17,7 +17,7 @@ Examples
 >>> import tauk
 >>> c = tauk.stats.compare(tauk.load("data"), "atlas-large", "baseline", pool_setups=True)
 >>> round(c.diff, 2), c.row()["interval_method"]
-(0.43, 'paired t')
+(0.43, 'score')
 """
 
 from __future__ import annotations

@@ -4,8 +4,15 @@ Per task t = 1…T, d_t = Û_k^A − Û_k^B with Û_k = C(c_t, k)/C(n_t, k); the
 E[d_t] over tasks. :func:`paired_test` reports the estimate d̄, an interval and a two-sided p-value from the *same*
 test, so the interval excludes 0 exactly when p < α.
 
-Default: the paired t test, T − 1 degrees of freedom
-------------------------------------------------------
+Default: the score test (``test="score"``, :mod:`tauk.stats.comparisons.score`): for each candidate δ, |d̄ − δ| in
+units of the spread d_t would have if its mean were δ — Tango's interval where every d_t is −1, 0 or 1, with the
+exact unconditional p-value (size ≤ α at every null discordance rate), the same construction on the observed values
+otherwise. It covers a true difference away from 0 where the t interval does not (few tasks differing) and never
+has zero width. The paired t test below stays as ``test="t"`` (the default before) and as the ``t_low`` /
+``t_high`` / ``p_t`` columns of a comparison.
+
+The paired t test, T − 1 degrees of freedom
+-------------------------------------------
     t = d̄ / (s/√T),  p = 2·P(t_{T−1} > |t|),  interval d̄ ± t_{T−1, 1−α/2}·s/√T (clipped to [−1, 1]),
 
 s the sample SD of d_t. Claim: at α = 0.05 its type-I error is 4–6 % in 28 of 30 measured cells (T ∈ {20, 50},
@@ -57,6 +64,7 @@ from tauk._compat import keyword_options
 from tauk.conventions import CI_LEVEL, INVERSION_PERMUTATIONS, PAIRED_TEST, SEED
 
 from ..options import check_level, check_test
+from .score import score_pvalue, score_test
 
 __all__ = ["PairedTest", "SignFlipNull", "paired_test", "pairwise_pvalues", "signflip_null", "signflip_pvalue"]
 
@@ -261,8 +269,10 @@ def paired_test(
     ci : float
         Confidence level of the interval (default :data:`tauk.conventions.CI_LEVEL`); the test's α is 1 − ci.
         (Called ``level`` before; ``level=`` works for one release.)
-    test : {"t", "signflip", "signflip-mid"}
-        ``"t"`` (default): paired t with T − 1 df, t = d̄/(s/√T), p = 2·P(t_{T−1} > |t|), interval
+    test : {"score", "t", "signflip", "signflip-mid"}
+        ``"score"`` (default): the score test and interval of :mod:`tauk.stats.comparisons.score` (Tango's
+        interval with the exact unconditional p-value where every d_t is −1, 0 or 1; never zero width).
+        ``"t"``: paired t with T − 1 df, t = d̄/(s/√T), p = 2·P(t_{T−1} > |t|), interval
         d̄ ± t_{T−1, 1−α/2}·s/√T clipped to [−1, 1] (see the module notes for the degenerate s = 0 case).
         ``"signflip"``: p = P(|Σ s_t d_t| ≥ |Σ d_t|) over independent fair signs s_t (exact; = exact McNemar with
         one trial per task), interval {δ : p(δ) ≥ α} with p(δ) the same test on d_t − δ.
@@ -284,7 +294,7 @@ def paired_test(
     >>> import numpy as np
     >>> from tauk.stats.comparisons.paired_tests import paired_test
     >>> d = np.array([1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0, -1, 0, 1, 0, 0, 1, 0], dtype=float)  # 8 wins, 1 loss
-    >>> r = paired_test(d)
+    >>> r = paired_test(d, test="t")
     >>> print(f"{r.estimate:.2f} [{r.lo:.3f}, {r.hi:.3f}] p = {r.p_value:.4f} ({r.method})")
     0.35 [0.075, 0.625] p = 0.0153 (t)
     >>> est, lo, hi, p, test = paired_test(d, test="signflip")  # = exact McNemar: 2·P(Bin(9, ½) ≥ 8)
@@ -299,6 +309,9 @@ def paired_test(
     if T == 0:
         return PairedTest(math.nan, math.nan, math.nan, math.nan, method)
     est = float(d.mean())
+    if method == "score":
+        r = score_test(d, ci=1.0 - alpha)
+        return PairedTest(est, r.lo, r.hi, r.p_value, method)
     if method == "t":
         if T < 2:
             return PairedTest(est, math.nan, math.nan, math.nan, method)
@@ -325,5 +338,7 @@ def pairwise_pvalues(
     if test == "t":
         mean, _, _, p = _t_columns(D, 1.0 - ci)
         return p, mean
+    if test == "score":
+        return np.array([score_pvalue(D[:, q], ci=ci) for q in range(D.shape[1])]), D.mean(axis=0)
     out = [paired_test(D[:, q], ci=ci, test=test, seed=seed) for q in range(D.shape[1])]
     return np.array([r.p_value for r in out]), np.array([r.estimate for r in out])

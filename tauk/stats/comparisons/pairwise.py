@@ -4,18 +4,23 @@ A comparison is paired by task: a task is (domain, task_id), so a label (agent) 
 keeps its tasks apart, and the two agents are compared only on tasks both ran (the others are counted and reported).
 Per task, d_t = Û_k^A − Û_k^B. Reported:
 
-* the headline: the mean difference with the **paired t test** (``test="t"``, T − 1 df) — its two-sided
-  ``p_value`` and its own interval ``ci_low`` / ``ci_high`` (d̄ ± t·s/√T), so the interval excludes 0 exactly when
-  p < α. It is calibrated at benchmark sizes (type-I 4–6 % in 28 of 30 measured cells, T = 20–50, n = 1–4;
-  :mod:`tauk.stats.comparisons.paired_tests`, ``docs/calibration/comparisons.md``). ``test="signflip"`` /
-  ``"signflip-mid"`` report the exact (mid-p) sign-flip test and
-  its inverted interval instead;
+* the headline: the mean difference with the **score test** (``test="score"``, the default;
+  :mod:`tauk.stats.comparisons.score`) — its two-sided ``p_value`` and its own interval ``ci_low`` / ``ci_high``,
+  which excludes 0 exactly when p < α: where every d_t is −1, 0 or 1 Tango's score interval with the exact
+  unconditional p-value (type-I ≤ α at every null discordance rate), where they are not the paired t once ≥ 5 tasks
+  differ and the score construction below that; never a zero-width interval. It covers a true difference away
+  from 0 as well as at 0 (``docs/calibration/comparisons.md``, ``benchmarks/calibration_compare_delta.py``).
+  ``test="t"`` reports the **paired t test** (T − 1 df, the default before) — its p and interval d̄ ± t·s/√T are
+  always in ``p_t`` / ``t_low`` / ``t_high``; it is calibrated at δ = 0 (type-I 4–6 % in 28 of 30 measured
+  cells, T = 20–50, n = 1–4; :mod:`tauk.stats.comparisons.paired_tests`) but covers a true difference of 0.07 in
+  as little as 75 % of benchmarks where few tasks differ. ``test="signflip"`` / ``"signflip-mid"`` report the exact
+  (mid-p) sign-flip test and its inverted interval instead;
 * with ``method="bca"`` (or ``"percentile"``, ``"bootstrap-t"``, ``"t"``) ``ci_low`` / ``ci_high`` are the paired
   task-bootstrap interval instead (the *same* resampled tasks for both agents) — the p-value stays the test's;
   ``method="model"`` (the default, :data:`tauk.conventions.CI_METHOD`) means the test's own interval;
-* cross-checks: the exact sign-flip p (``p_signflip``: exact enumeration when at most 20 tasks have d_t ≠ 0, seeded
-  Monte Carlo otherwise; conservative here: 0.1–3.8 % under the null), the Wilcoxon signed-rank p and an exact
-  McNemar test (binomial test on the discordant tasks) when each agent has one trial per task and k = 1.
+* cross-checks: the exact sign-flip p (``p_signflip``: exact on the lattice of d, else enumeration up to 20 tasks
+  with d_t ≠ 0, seeded Monte Carlo beyond; conservative here: 0.1–3.8 % under the null), the Wilcoxon signed-rank
+  p (normal approximation, tie-corrected) and an exact McNemar test (binomial test on the discordant tasks) when each agent has one trial per task and k = 1.
   ``p_perm`` / ``perm_method`` are deprecated aliases of ``p_signflip`` / ``signflip_method`` (one release).
 
 :func:`compare_all` adjusts the headline p-values (Holm or Benjamini–Hochberg) and gives each agent a rank interval
@@ -29,6 +34,7 @@ The pairing lives in :mod:`tauk.stats.comparisons.pairing` (shared with the powe
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,15 +45,24 @@ from scipy import stats
 
 from tauk._compat import keyword_options
 from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
+from tauk.errors import StatsWarning
 
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
 from ..tasks import GroupTasks, normalize_by, u_hat
-from .paired_tests import paired_test
+from .paired_tests import EXACT_CELLS, _lattice, paired_test, signflip_pvalue
 from .pairing import groups_by_label, pair_tasks, task_index
-from .pvalues import adjust_pvalues, sign_flip_pvalue
+from .pvalues import adjust_pvalues, sign_flip_pvalue, wilcoxon_pvalue
 from .ranks import rank_intervals
-from .results import NUM_FIELDS, RANK_FIELDS, Comparison, MultipleComparison, interval_label, rows_frame
+from .results import (
+    NUM_FIELDS,
+    RANK_FIELDS,
+    Comparison,
+    MultipleComparison,
+    interval_agreement,
+    interval_label,
+    rows_frame,
+)
 
 __all__ = ["compare", "compare_all", "compare_pair", "Paired"]
 
@@ -96,7 +111,7 @@ def compare(
         always reports its intervals: ``None`` means the default level.
     method
         The interval ``ci_low`` / ``ci_high``: ``"model"`` (the default, :data:`tauk.conventions.CI_METHOD`) is the
-        test's own interval (paired t: d̄ ± t_{T−1}·s/√T); ``"bca"``, ``"percentile"``, ``"bootstrap-t"`` give the
+        test's own interval (score: {δ : |z(δ)| < c}; paired t: d̄ ± t_{T−1}·s/√T); ``"bca"``, ``"percentile"``, ``"bootstrap-t"`` give the
         paired task-bootstrap interval (``resamples``, ``seed``), ``"t"`` the t interval. The p-value is always the
         test's.
     resamples, seed
@@ -107,8 +122,9 @@ def compare(
     infra, reward, progress
         As for :func:`pass_hat_k`.
     test
-        The headline test of ``p_value`` (one of :data:`tauk.conventions.PAIRED_TESTS`): ``"t"`` (default, the
-        paired t test with T − 1 df; calibrated at 20–50 tasks), ``"signflip"`` (exact sign-flip, = exact McNemar
+        The headline test of ``p_value`` (one of :data:`tauk.conventions.PAIRED_TESTS`): ``"score"`` (default, the
+        score test and interval, :mod:`tauk.stats.comparisons.score`), ``"t"`` (the paired t test with T − 1 df;
+        calibrated at δ = 0 at 20–50 tasks, under-covers δ ≠ 0 where few tasks differ), ``"signflip"`` (exact sign-flip, = exact McNemar
         with one trial per task; conservative) or ``"signflip-mid"`` (its mid-p version); see
         :func:`tauk.stats.comparisons.paired_tests.paired_test`.
     pool_setups
@@ -130,9 +146,11 @@ def compare(
     >>> res = tauk.load("data")
     >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
     >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
-    (0.43, 50, 'paired t', '4.5e-13')
+    (0.43, 50, 'score', '4.5e-13')
     >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
-    (0.3415, 0.5185, 'monte-carlo')
+    (0.3415, 0.5185, 'exact')
+    >>> round(c.row()["t_low"], 4), round(c.row()["t_high"], 4), f'{c.row()["p_t"]:.1e}'  # the paired t (test="t")
+    (0.3415, 0.5185, '4.5e-13')
     """
     asked = normalize_by(by)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
@@ -283,6 +301,18 @@ def _rank_intervals(gs: dict[Any, GroupTasks], names, k, ci, test) -> list[dict]
     return out + [{"label": n, **empty} for n in names if n not in gs]
 
 
+def _signflip_cross_check(d: np.ndarray, permutations: int, seed: int | None) -> tuple[float, str]:
+    """``p_signflip``: the exact sign-flip p on the lattice of d (a convolution, fast) when d has one, else
+    :func:`~tauk.stats.comparisons.pvalues.sign_flip_pvalue` (enumeration up to 20 nonzero d_t, else Monte Carlo)."""
+    nz = d[d != 0]
+    if nz.size == 0:
+        return 1.0, "exact"
+    L = _lattice(nz)
+    if L is not None and 2 * int(np.abs(np.rint(nz * L)).sum()) + 1 <= EXACT_CELLS:
+        return float(signflip_pvalue(d, mid=False)), "exact"
+    return sign_flip_pvalue(d, permutations=permutations, seed=seed)
+
+
 @dataclass(frozen=True)
 class Paired:
     """One paired comparison: its row of the comparison frame and its per-task table."""
@@ -323,6 +353,7 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
     if T == 0:
         row.update(dict.fromkeys(NUM_FIELDS))
         row["signflip_method"] = row["perm_method"] = None
+        row["interval_note"] = "no shared task with at least k trials for both agents: nothing to compare"
     else:
         mean, se, _ = column_stats(d)
         se0 = float(se[0]) if T > 1 else float("nan")
@@ -336,12 +367,8 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
             lo, hi = bl[0], bh[0]
         else:
             lo = hi = float("nan")
-        p_sf, sf_method = sign_flip_pvalue(d, permutations=permutations, seed=options.seed)
-        nz = d[d != 0]
-        if nz.size == 0:
-            p_w = 1.0
-        else:
-            p_w = float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
+        p_sf, sf_method = _signflip_cross_check(d, permutations, options.seed)
+        p_w = wilcoxon_pvalue(d)
         one_trial = bool(k == 1 and np.all(nta == 1) and np.all(ntb == 1) and np.all(na == 1) and np.all(nb == 1))
         if one_trial:
             n10 = int(np.sum((ca == 1) & (cb == 0)))
@@ -370,6 +397,11 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
             }
         )
         row["signflip_method"] = row["perm_method"] = sf_method
+        row.update(interval_agreement(d, lo, hi, head.p_value, level, method, test))
+        if T == 1:
+            warnings.warn(f"compare({a!r}, {b!r}, k={k}): one shared task — the interval is "
+                          f"[{finite_or_none(lo)}, {finite_or_none(hi)}] and says little; see interval_note",
+                          StatsWarning, stacklevel=3)  # fmt: skip
     tframe = pl.DataFrame(
         {
             "domain": [t[0] for t in tasks],

@@ -15,7 +15,7 @@ from tauk.conventions import ADJUST, RESAMPLES, SEED
 
 from ..options import check_adjust
 
-__all__ = ["EXACT_MAX", "sign_flip_pvalue", "holm", "benjamini_hochberg", "adjust_pvalues"]
+__all__ = ["EXACT_MAX", "sign_flip_pvalue", "wilcoxon_pvalue", "holm", "benjamini_hochberg", "adjust_pvalues"]
 
 EXACT_MAX = 20
 """Up to this many nonzero differences the sign-flip p-value is exact (all 2^m sign vectors)."""
@@ -82,6 +82,40 @@ def sign_flip_pvalue(
         signs = 1.0 - 2.0 * rng.integers(0, 2, size=(b, m), dtype=np.int8)
         hits += int(np.count_nonzero(np.abs(signs @ d) >= obs - tol))
     return (1 + hits) / (1 + permutations), "monte-carlo"
+
+
+def wilcoxon_pvalue(d: Sequence[float] | np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p-value, normal approximation with the tie-corrected variance, zeros dropped
+    (= ``scipy.stats.wilcoxon(d, zero_method="wilcox", method="approx")`` to rounding, at a fraction of its cost).
+
+    compare()'s cross-check ``p_wilcoxon``: before issue 23 it called scipy's default (exact for small untied
+    samples), which took most of compare()'s time. 1.0 when every difference is 0.
+
+    Examples
+    --------
+    >>> round(wilcoxon_pvalue([1.0, 1.0, 1.0, 0.0, -1.0, 1.0]), 4)
+    0.1797
+    """
+    d = np.asarray(d, dtype=np.float64)
+    nz = d[d != 0]
+    n = nz.size
+    if n == 0:
+        return 1.0
+    a = np.abs(nz)
+    _, inv, counts = np.unique(a, return_inverse=True, return_counts=True)
+    from scipy import special
+
+    ends = np.cumsum(counts)
+    ranks = (ends - (counts - 1) / 2.0)[inv]  # average ranks of |d|
+    r_plus = float(ranks[nz > 0].sum())
+    r_minus = float(ranks[nz < 0].sum())
+    stat = min(r_plus, r_minus)
+    mn = n * (n + 1) / 4.0
+    var = n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(counts**3 - counts)) / 48.0
+    if var <= 0:
+        return 1.0
+    z = (stat - mn) / np.sqrt(var)
+    return float(min(1.0, 2.0 * special.ndtr(-abs(z))))
 
 
 def _sorted_finite(p: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

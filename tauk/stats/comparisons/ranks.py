@@ -4,8 +4,8 @@ Agent i's rank (1 = best) is 1 + #{j : μ_j > μ_i}, μ the pass^k over the task
 
     [1 + #{j significantly better than i},  K − #{j significantly worse than i}],
 
-"significantly" meaning a rejection by the paired test of :mod:`tauk.stats.comparisons.paired_tests` (paired t by
-default) on d_t = Û_i − Û_j, with the direction of the observed mean difference, after Holm's adjustment over
+"significantly" meaning a rejection by the paired test of :mod:`tauk.stats.comparisons.paired_tests` (the score
+test by default) on d_t = Û_i − Û_j, with the direction of the observed mean difference, after Holm's adjustment over
 
 * **per-agent** intervals (``simultaneous=False``): agent i's own K − 1 comparisons. Each agent's interval covers
   its true rank with probability ≥ the level (a miss needs a wrong-direction or false rejection among i's K − 1
@@ -86,7 +86,7 @@ def rank_intervals(
     simultaneous : bool
         Holm over all K(K−1)/2 pairs (joint coverage) instead of over each agent's K − 1 comparisons.
     test : str
-        The paired test (see :func:`tauk.stats.comparisons.paired_tests.paired_test`); ``"t"`` by default (``method=``,
+        The paired test (see :func:`tauk.stats.comparisons.paired_tests.paired_test`); ``"score"`` by default (``method=``,
         its old name, works for one release).
 
     Returns

@@ -8,7 +8,7 @@ from typing import Any
 
 import polars as pl
 
-from tauk.conventions import PAIRED_TEST, RESAMPLES
+from tauk.conventions import PAIRED_TEST, PAIRED_TEST_DESCRIPTIONS, RESAMPLES
 from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
@@ -23,17 +23,17 @@ __all__ = [
     "TEST_NAMES",
     "TEST_DESCRIPTIONS",
     "comparison_notes",
+    "interval_agreement",
     "interval_label",
     "rows_frame",
 ]
 
 RANK_FIELDS = ("rank", "rank_low", "rank_high", "rank_low_simultaneous", "rank_high_simultaneous")
 
-TEST_NAMES = {"t": "paired t", "signflip": "sign-flip inversion", "signflip-mid": "mid-p sign-flip inversion"}
+TEST_NAMES = {"score": "score", "t": "paired t", "signflip": "sign-flip inversion", "signflip-mid": "mid-p sign-flip inversion"}
 """What made a comparison's interval when it is the test's own (``interval_method``), per test."""
 
-TEST_DESCRIPTIONS = {"t": "paired t test (T − 1 df)", "signflip": "exact sign-flip test",
-                     "signflip-mid": "mid-p sign-flip test"}  # fmt: skip
+TEST_DESCRIPTIONS = PAIRED_TEST_DESCRIPTIONS
 """The headline test of a comparison's ``p_value``, in words (table notes, the command line)."""
 
 
@@ -43,6 +43,53 @@ def interval_label(method: str, test: str) -> str:
     if method == "model":
         return TEST_NAMES[test]
     return "t interval" if method == "t" else f"{method} paired task bootstrap"
+
+
+def interval_agreement(d, lo: float, hi: float, p: float, level: float, method: str, test: str) -> dict[str, Any]:
+    """``interval_excludes_0``, ``p_below_alpha`` and ``interval_note`` of a comparison row: whether the interval
+    excludes 0, whether p < α, and (note) why they disagree or what an unusual interval rests on; None when fine.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = interval_agreement(np.zeros(10), -0.31, 0.31, 1.0, 0.95, "model", "score")
+    >>> r["interval_excludes_0"], r["p_below_alpha"], r["interval_note"][:28]
+    (False, False, 'no task differs (d_t = 0 for')
+    """
+    import math
+
+    import numpy as np
+
+    d = np.asarray(d, dtype=np.float64)
+    alpha = 1.0 - level
+    ok_iv = lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi))
+    ok_p = p is not None and not math.isnan(p)
+    excl = bool(lo > 0 or hi < 0) if ok_iv else None
+    below = bool(p < alpha) if ok_p else None
+    notes = []
+    T = d.size
+    if T == 1:
+        notes.append("one shared task: the difference of a single task, not of a benchmark")
+    if not ok_iv:
+        notes.append(f"no interval: the {interval_label(method, test)} interval needs at least 2 tasks"
+                     + (" (test='score' gives one)" if test != "score" else ""))  # fmt: skip
+    elif T and np.all(d == d[0]):
+        what = "no task differs (d_t = 0 for all" if d[0] == 0 else f"every task differs by the same {d[0]:g} (all"
+        if hi - lo <= 0:
+            notes.append(f"{what} {T} tasks): zero-width interval from the {interval_label(method, test)}; "
+                         "test='score' gives one with width")  # fmt: skip
+        elif test == "score" and method == "model":
+            notes.append(f"{what} {T} tasks): the score interval is the range of mean differences these data do "
+                         "not rule out, not [0, 0]" if lo > -1 or hi < 1 else
+                         f"{what} {T} tasks): too few tasks to rule out any difference")  # fmt: skip
+    if ok_iv and test == "score" and method == "model" and lo <= -1 and hi >= 1 and T > 0:
+        notes.append(f"with {T} task{'s' if T != 1 else ''} no test of size ≤ {alpha:.2g} can reject: the interval "
+                     "is [−1, 1]")  # fmt: skip
+    if excl is not None and below is not None and excl != below:
+        notes.append(f"the interval ({interval_label(method, test)}) {'excludes' if excl else 'includes'} 0 while "
+                     f"p = {p:.3g} is {'<' if below else '≥'} {alpha:.2g}: they come from different procedures "
+                     "(method='model' reports the test's own interval, which agrees)")  # fmt: skip
+    return {"interval_excludes_0": excl, "p_below_alpha": below, "interval_note": "; ".join(dict.fromkeys(notes)) or None}
 
 
 NUM_FIELDS = (
@@ -58,6 +105,8 @@ ROW_SCHEMA = {
     "mcnemar_a_only": pl.Int64, "mcnemar_b_only": pl.Int64, "p_mcnemar": pl.Float64,
     # deprecated aliases (one release): p_perm = p_signflip, perm_method = signflip_method
     "p_perm": pl.Float64, "perm_method": pl.String,
+    # does the interval exclude 0, is p < α, and why they differ or what the interval rests on (issue 23)
+    "interval_excludes_0": pl.Boolean, "p_below_alpha": pl.Boolean, "interval_note": pl.String,
 }
 
 
@@ -85,11 +134,15 @@ class Comparison:
 
     ``frame`` columns: group keys, a, b, k, n_tasks (shared, n_t ≥ k for both), n_tasks_only_a, n_tasks_only_b,
     n_tasks_excluded (shared but n_t < k), estimate_a, estimate_b, diff, ci_low/ci_high (the headline interval;
-    ``interval_method`` says which: "paired t", "sign-flip inversion", or "<method> paired task bootstrap"), test and
+    ``interval_method`` says which: "score" (the default: Tango's / the paired t / the constrained-MLE score
+    interval, :mod:`tauk.stats.comparisons.score`), "paired t", "sign-flip inversion", or "<method> paired task
+    bootstrap"), test and
     p_value (the headline test and its p), se, t_low/t_high and p_t (the paired t, T−1 df), p_signflip
     (``signflip_method`` exact|monte-carlo), p_wilcoxon, mcnemar_a_only / mcnemar_b_only (discordant tasks) and
     p_mcnemar (only with one trial per task); p_perm / perm_method: deprecated aliases of p_signflip /
-    signflip_method.
+    signflip_method. interval_excludes_0 / p_below_alpha: whether the interval excludes 0 and whether p_value < α
+    (they agree for the tests' own intervals; ``interval_note`` says why when they do not, and what the interval
+    rests on when it is not the plain one: no task differing, too few tasks for any test to reject).
     ``tasks``: the per-task table (group keys, domain, task_id, n_a, c_a, n_b, c_b, u_a, u_b, d).
     """
 
@@ -178,7 +231,8 @@ def comparison_notes(result: Any) -> list[str]:
     else:
         iv = f"{level:.0%} {result.method} paired task bootstrap, {result.resamples} resamples, seed {result.seed}"
     notes = [f"p_value: {head}; {iv}",
-             "p_signflip: exact sign-flip test (a conservative cross-check; Monte Carlo above 20 nonzero differences)"]
+             "p_signflip: exact sign-flip test (a conservative cross-check; exact on the lattice of the differences, "
+             "Monte Carlo only without one)"]
     if getattr(result, "split_by_setup", False):
         notes.append("compared within each setup: the agents' trials span several setups, which are not repeated "
                      "trials of one experiment (pool_setups=True pools them)")  # fmt: skip

@@ -77,7 +77,14 @@ def test_self_comparison_is_zero_with_p_one():
     c = compare(df, "A", "A", resamples=500)
     r = c.row()
     assert r["diff"] == 0.0 and r["p_perm"] == 1.0 and r["p_wilcoxon"] == 1.0 and r["p_t"] == 1.0
-    assert r["ci_low"] == 0.0 and r["ci_high"] == 0.0 and r["p_mcnemar"] == 1.0
+    assert r["p_value"] == 1.0 and r["p_mcnemar"] == 1.0
+    # no task differs: never the zero-width [0, 0] (issue 23) — the score interval, c²/(T + c²) either side, and a note
+    c = r["ci_high"]
+    assert r["ci_low"] == pytest.approx(-c) and 0.05 < c < 0.3
+    assert "no task differs" in r["interval_note"]
+    assert r["interval_excludes_0"] is False and r["p_below_alpha"] is False
+    rt = compare(df, "A", "A", resamples=500, test="t").row()  # the t interval is [0, 0], and says so
+    assert (rt["ci_low"], rt["ci_high"]) == (0.0, 0.0) and "zero-width" in rt["interval_note"]
 
 
 def test_mcnemar_hand_worked_and_equal_to_exact_permutation():
@@ -101,10 +108,14 @@ def test_no_mcnemar_with_several_trials_and_paired_bootstrap_is_paired():
         cb = int(rng.integers(0, 3))
         rows += [{"agent": "B", "task_id": t, "trial": i, "reward": float(i < cb)} for i in range(4)]
         rows += [{"agent": "A", "task_id": t, "trial": i, "reward": float(i < cb + 1)} for i in range(4)]
-    r = compare(make_trials(rows), "A", "B", resamples=999).row()
+    r = compare(make_trials(rows), "A", "B", resamples=999, test="t").row()
     assert r["p_mcnemar"] is None
     assert r["diff"] == pytest.approx(0.25) and r["ci_low"] == pytest.approx(0.25) and r["ci_high"] == pytest.approx(0.25)
-    assert r["p_perm"] == pytest.approx(1 / (1 + 9999)) or r["p_perm"] <= 2 ** -25 + 1e-12
+    s = compare(make_trials(rows), "A", "B", resamples=999).row()  # the score interval has width, and a note
+    assert 0.0 < s["ci_low"] < 0.25 < s["ci_high"] < 1.0 and s["p_value"] < 0.05
+    assert "every task differs by the same 0.25" in s["interval_note"]
+    # exact on the lattice of d (2 of the 2^25 sign vectors reach |Σ d_t|); Monte Carlo (1/(1 + 9999)) before
+    assert r["p_perm"] == pytest.approx(2.0**-24, rel=1e-9) and r["perm_method"] == "exact"
 
 
 def test_unshared_tasks_are_reported_and_k_exclusions():

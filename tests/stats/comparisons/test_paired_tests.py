@@ -110,19 +110,19 @@ def test_t_matches_scipy_and_handles_degenerate_data():
         d = _random_d(rng, int(rng.integers(3, 40)))
         if np.all(d == d[0]):
             continue
-        est, lo, hi, p, method = paired_test(d, ci=0.9)
+        est, lo, hi, p, method = paired_test(d, ci=0.9, test="t")
         ref = stats.ttest_1samp(d, 0.0)
         ci = ref.confidence_interval(0.9)
         assert method == "t" and est == pytest.approx(d.mean())
         assert p == pytest.approx(ref.pvalue, rel=1e-9)
         assert lo == pytest.approx(max(ci.low, -1.0)) and hi == pytest.approx(min(ci.high, 1.0))
         assert (p < 0.1) == (lo > 0 or hi < 0)
-    assert paired_test(np.zeros(10))[1:4] == (0.0, 0.0, 1.0)
-    r = paired_test(np.ones(8))  # every task won: exact sign-flip p = 2^(1−8)
+    assert paired_test(np.zeros(10), test="t")[1:4] == (0.0, 0.0, 1.0)
+    r = paired_test(np.ones(8), test="t")  # every task won: exact sign-flip p = 2^(1−8)
     assert (r.lo, r.hi, r.p_value) == (1.0, 1.0, 2.0**-7)
-    r = paired_test(np.ones(4))  # 2^(1−4) = 0.125 ≥ α: nothing excluded
+    r = paired_test(np.ones(4), test="t")  # 2^(1−4) = 0.125 ≥ α: nothing excluded
     assert (r.lo, r.hi, r.p_value) == (-1.0, 1.0, 0.125)
-    assert math.isnan(paired_test(np.array([0.5])).p_value)
+    assert math.isnan(paired_test(np.array([0.5]), test="t").p_value)
     with pytest.raises(ValueError):
         paired_test(np.ones(3), test="bca")
 
@@ -131,10 +131,11 @@ def test_pairwise_pvalues_match_paired_test():
     rng = np.random.default_rng(16)
     U = rng.binomial(4, [0.3, 0.5, 0.6], size=(25, 3)) / 4
     pairs = [(0, 1), (0, 2), (1, 2)]
-    p, diff = pairwise_pvalues(U, pairs)
-    for q, (i, j) in enumerate(pairs):
-        r = paired_test(U[:, i] - U[:, j])
-        assert p[q] == pytest.approx(r.p_value) and diff[q] == pytest.approx(r.estimate)
+    for test in ("score", "t"):
+        p, diff = pairwise_pvalues(U, pairs, test=test)
+        for q, (i, j) in enumerate(pairs):
+            r = paired_test(U[:, i] - U[:, j], test=test)
+            assert p[q] == pytest.approx(r.p_value) and diff[q] == pytest.approx(r.estimate)
 
 
 # ---------------------------------------------------------------------------------------------- calibration
@@ -162,8 +163,8 @@ def _old_bca_rejects(d):
 def test_type1_T20_one_trial_old_fails_new_passes(population, a, b):
     """T = 20 tasks, one trial each, p_A,t = p_B,t ~ Beta(a, b): P(d_t = ±1) = E[p(1−p)] = ab/((a+b)(a+b+1))."""
     q = a * b / ((a + b) * (a + b + 1))
-    new = _trinomial_rate(20, q, q, lambda d: paired_test(d).p_value < ALPHA)
-    new_ci = _trinomial_rate(20, q, q, lambda d: not (paired_test(d).lo <= 0 <= paired_test(d).hi))
+    new = _trinomial_rate(20, q, q, lambda d: paired_test(d, test="t").p_value < ALPHA)
+    new_ci = _trinomial_rate(20, q, q, lambda d: not (paired_test(d, test="t").lo <= 0 <= paired_test(d, test="t").hi))
     old_ci = _trinomial_rate(20, q, q, _old_bca_rejects)
     # compare()'s p_perm is the exact sign-flip p here (≤ 20 nonzero d_t); signflip_pvalue(mid=False) equals it
     # (test_signflip_equals_old_exact_p_perm_and_mcnemar) at a fraction of the cost of enumerating 2^m flips
@@ -185,7 +186,7 @@ def test_power_T20_one_trial_new_matches_t_old_p_perm_does_not():
     pp, pm = float(np.mean(pa * (1 - p))), float(np.mean(p * (1 - pa)))
     t_power = _trinomial_rate(20, pp, pm, lambda d: stats.ttest_1samp(d, 0.0).pvalue < ALPHA
                               if np.any(d != d[0]) else False)
-    new = _trinomial_rate(20, pp, pm, lambda d: paired_test(d).p_value < ALPHA)
+    new = _trinomial_rate(20, pp, pm, lambda d: paired_test(d, test="t").p_value < ALPHA)
     old = _trinomial_rate(20, pp, pm, lambda d: signflip_pvalue(d, mid=False) < ALPHA)  # = old p_perm
     assert new >= t_power - 1e-12 and new > 0.10
     assert old < t_power - 0.05
@@ -220,7 +221,8 @@ def test_no_nonrandomised_test_reaches_4_percent_in_the_sparse_cells():
     a, b = bound.outcomes(T)
     # the script's "paired t" rejection region is the test compare() reports
     reported = np.array(
-        [paired_test(np.r_[np.ones(x), -np.ones(y), np.zeros(T - x - y)]).p_value < 0.05 for x, y in zip(a, b)]
+        [paired_test(np.r_[np.ones(x), -np.ones(y), np.zeros(T - x - y)], test="t").p_value < 0.05
+         for x, y in zip(a, b)]
     )
     np.testing.assert_array_equal(reported, bound.t_test_region(T, a, b, 0.05))
     q = float(2.0 * (beta_moment(0.3, 0.3, 4) - beta_moment(0.3, 0.3, 8)))  # P(d_t ≠ 0) = 2 E[p^4 (1 − p^4)]

@@ -1,0 +1,182 @@
+"""compare()'s default score interval and p-value (tauk.stats.comparisons.score, issue 23).
+
+The checks that failed on the paired t default: a zero-width [0, 0] when no task differs, coverage of a true
+difference of 0.07 at 10 tasks (exact trinomial sums), a worst-case type-I error above α at T = 20; and the ones
+that must keep holding: the p-value and the interval agree on excluding 0, bad input gives a finite interval and
+a note (never NaN, never an unexplained [0, 0]).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import special
+
+from tauk.errors import StatsWarning
+from tauk.stats import compare
+from tauk.stats.comparisons.paired_tests import paired_test, signflip_pvalue
+from tauk.stats.comparisons.score import (
+    _restricted_var,
+    _tango_var,
+    score_pvalue,
+    score_test,
+    ternary_pvalue,
+)
+
+from ..frames import make_trials, two_agents
+from .test_paired_tests import _benchmark_module
+
+ALPHA = 0.05
+
+
+def _ternary(a: int, b: int, T: int) -> np.ndarray:
+    return np.array([1.0] * a + [-1.0] * b + [0.0] * (T - a - b))
+
+
+def _trinomial(T: int, pp: float, pm: float, fn) -> float:
+    """Σ over (m⁺, m⁻) of P(m⁺, m⁻) · fn(d): exact when d_t ∈ {−1, 0, 1} i.i.d."""
+    total = 0.0
+    for a in range(T + 1):
+        for b in range(T + 1 - a):
+            lw = math.lgamma(T + 1) - math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(T - a - b + 1)
+            lw += a * math.log(pp) + b * math.log(pm) + (T - a - b) * math.log1p(-pp - pm)
+            total += math.exp(lw) * fn(_ternary(a, b, T))
+    return total
+
+
+def _u_shaped_alternative(delta: float, k: int = 1) -> tuple[float, float]:
+    """(P(d_t = +1), P(d_t = −1)) with p ~ Beta(0.3, 0.3) shared and A's logit shifted so that the pass^k difference
+    is δ (few tasks differ: most are always or never solved); from a fixed sample of 200,000 tasks."""
+    p = np.random.default_rng(3).beta(0.3, 0.3, 200_000)
+    lg = special.logit(np.clip(p, 1e-12, 1 - 1e-12))
+    lo, hi = -10.0, 10.0
+    for _ in range(60):
+        s = 0.5 * (lo + hi)
+        pa = special.expit(lg + s)
+        lo, hi = (s, hi) if np.mean(pa**k) - np.mean(p**k) < delta else (lo, s)
+    ua, ub = pa**k, p**k
+    return float(np.mean(ua * (1 - ub))), float(np.mean(ub * (1 - ua)))
+
+
+def _covers(delta: float, test: str):
+    def fn(d):
+        r = paired_test(d, test=test)
+        return float(r.lo - 1e-9 <= delta <= r.hi + 1e-9)
+
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------- the construction
+def test_ternary_score_is_tangos_and_the_general_construction_agrees():
+    """Tango's closed form (2N x² + W x − bδ(1−δ) = 0) equals the constrained nonparametric MLE on {−1, 0, 1}."""
+    for a, b, T in ((3, 1, 10), (0, 0, 10), (5, 0, 20), (2, 7, 30), (10, 10, 20)):
+        d = _ternary(a, b, T)
+        vals, cnt = np.unique(d, return_counts=True)
+        delta = np.linspace(-0.95, 0.95, 39)
+        np.testing.assert_allclose(_restricted_var(vals, cnt, delta), _tango_var(a, b, T, delta), rtol=1e-7,
+                                   atol=1e-12)  # fmt: skip
+
+
+def test_no_task_differs_gives_an_interval_with_width_and_a_note():
+    """Old default: the paired t interval is [0, 0] whenever no task differs (13–24 % of 10-task benchmarks)."""
+    r = paired_test(np.zeros(10))
+    c = r.hi  # ±c²/(T + c²): Wilson's interval for the share of tasks that differ
+    assert r.lo == pytest.approx(-c) and 0.2 < c < 0.4 and r.p_value == 1.0
+    rng = np.random.default_rng(0)
+    solved = rng.random(10) < 0.5
+    row = compare(make_trials(two_agents(solved, solved)), "A", "B").row()
+    assert row["ci_high"] - row["ci_low"] > 0.3 and row["diff"] == 0.0
+    assert "no task differs" in row["interval_note"]
+
+
+def test_coverage_at_a_true_difference_of_007_with_10_tasks_one_trial():
+    """Exact trinomial sums, T = 10, one trial per task, U-shaped tasks (few differ), δ = ±0.07: the t interval
+    covers < 90 %, the default ≥ 94 %."""
+    for delta in (0.07, -0.07):
+        pp, pm = _u_shaped_alternative(delta)
+        assert pp - pm == pytest.approx(delta, abs=2e-3)
+        t_cov = _trinomial(10, pp, pm, _covers(pp - pm, "t"))
+        new = _trinomial(10, pp, pm, _covers(pp - pm, "score"))
+        assert t_cov < 0.90, t_cov
+        assert new >= 0.94, new
+
+
+def test_exact_worst_case_type1_at_most_alpha_at_20_and_50_tasks():
+    """sup over the null family P(±1) = q/2 of P(p < α) — the paired t's is 5.74 % at T = 20 (q = 0.69)."""
+    bound = _benchmark_module("paired_bound")
+    fine = np.linspace(0.0, 1.0, 20_001)
+    for T in (20, 50):
+        a, b = bound.outcomes(T)
+        region = np.array([score_pvalue(_ternary(x, y, T)) < ALPHA for x, y in zip(a, b)])
+        worst = float((bound.probs(T, a, b, fine) @ region).max())
+        assert worst <= ALPHA + 1e-9, (T, worst)
+        assert worst > 0.03, (T, worst)  # not a trivially conservative test
+    a, b = bound.outcomes(20)
+    assert float((bound.probs(20, a, b, fine) @ bound.t_test_region(20, a, b, ALPHA)).max()) > 0.057
+
+
+def test_power_close_to_the_best_valid_test_and_above_exact_mcnemar():
+    """T = 20, one trial per task, U-shaped tasks (few differ), δ = 0.15: the exact unconditional test (E+M
+    ordering) has ≥ 0.95× the power of the best non-randomised swap-invariant test with type-I ≤ α at every null q
+    (an integer programme; ordering by |z| alone reaches 0.63× here) and more than the exact conditional McNemar
+    test (compare()'s valid headline before the t)."""
+    bound = _benchmark_module("paired_bound")
+    T = 20
+    pp, pm = _u_shaped_alternative(0.15)
+    best, _, _ = bound.best_power(T, pp, pm, ALPHA, grid=801, time_limit=60)
+    score = _trinomial(T, pp, pm, lambda d: float(score_pvalue(d) < ALPHA))
+    by_z = _trinomial(T, pp, pm, lambda d: float(d.any() and ternary_pvalue(T, abs(d.sum()) / math.sqrt(np.abs(d).sum()))
+                                                 < ALPHA))  # fmt: skip
+    mcnemar = _trinomial(T, pp, pm, lambda d: float(signflip_pvalue(d, mid=False) < ALPHA))
+    assert score >= 0.95 * best, (score, best)
+    assert by_z < 0.9 * best and score > mcnemar + 0.02, (by_z, mcnemar)
+
+
+# ---------------------------------------------------------------------------------------------- agreement
+def test_p_value_and_interval_agree_on_excluding_zero():
+    rng = np.random.default_rng(23)
+    for _ in range(150):
+        T = int(rng.integers(1, 40))
+        n = int(rng.choice([1, 2, 4, 8]))
+        k = int(rng.integers(1, n + 1))
+        pa, pb = rng.beta(0.5, 0.5, T), rng.beta(0.5, 0.5, T)
+        ua = np.array([math.comb(c, k) / math.comb(n, k) for c in rng.binomial(n, pa)])
+        ub = np.array([math.comb(c, k) / math.comb(n, k) for c in rng.binomial(n, pb)])
+        d = ua - ub
+        for ci in (0.95, 0.9):
+            r = score_test(d, ci=ci)
+            assert all(math.isfinite(x) for x in (r.lo, r.hi, r.p_value)), d
+            assert r.lo < r.hi
+            assert (r.p_value < 1 - ci) == (r.lo > 0 or r.hi < 0), (d, r)
+
+
+def test_ternary_pvalue_is_monotone_and_one_at_zero():
+    T = 20
+    assert ternary_pvalue(T, 0.0) == 1.0
+    zs = np.linspace(0.1, 4.0, 40)
+    ps = [ternary_pvalue(T, z) for z in zs]
+    assert all(x >= y - 1e-12 for x, y in zip(ps, ps[1:]))
+
+
+# ---------------------------------------------------------------------------------------------- bad input
+def test_bad_input_one_task_all_equal_and_tiny_benchmarks():
+    # one task: a finite interval (no test can reject with one task), a note, and a StatsWarning from compare()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        row = compare(make_trials(two_agents([1], [0])), "A", "B").row()
+    assert (row["ci_low"], row["ci_high"]) == (-1.0, 1.0) and row["p_value"] >= ALPHA
+    assert "one shared task" in row["interval_note"]
+    assert any(issubclass(w.category, StatsWarning) for w in caught)
+    # every task differs by the same amount: the score interval has width (no assumption on the shape of d: a
+    # 20 % chance of d_t = −1 would give twelve 0.25's 7 % of the time, so 0 is not excluded)
+    r = paired_test(np.full(12, 0.25))
+    assert -1.0 < r.lo < 0.25 < r.hi < 1.0 and r.p_value >= ALPHA
+    r = paired_test(np.ones(12))  # every task won by A: [x, 1], p < α
+    assert r.hi == 1.0 and 0.3 < r.lo < 1.0 and r.p_value < ALPHA
+    # too few tasks for any valid test: [−1, 1], never NaN
+    r = paired_test(np.ones(4))
+    assert (r.lo, r.hi) == (-1.0, 1.0) and r.p_value >= ALPHA
+    assert all(math.isnan(x) for x in paired_test(np.array([]))[:4])
