@@ -69,8 +69,9 @@ def replay(results: Any, *, tasks: Any = None, workers: int | str = 1, progress:
         Grade against other task definitions (a task file path, a tasks frame pair, a Results), as
         :func:`tauk.score` ``tasks=``: their gold actions, initial states and assertions.
     workers
-        Worker processes (``"auto"``: one per CPU). Each keeps its own environments; the verdicts do not depend on
-        the number.
+        Processes replaying (``"auto"``: one per CPU): this one and ``workers - 1`` worker processes, each taking
+        the next part (or chunk of simulations) when free and keeping its own environments; gold states computed
+        in one process are handed to the others. The verdicts do not depend on the number.
     progress
         A progress bar over simulations (default: when there are more than 200).
     verify
@@ -131,11 +132,11 @@ class _pool:
         self.pool = None
 
     def __enter__(self) -> Any:
-        if self.workers > 1:
-            self.pool = executor(self.workers)
+        if self.workers > 1:  # this process works too: n − 1 others
+            self.pool = executor(self.workers - 1)
             # start the workers in the background (the fork server imports τ²-bench first, for seconds) while this
-            # process plans the jobs
-            threading.Thread(target=_warm, args=(self.pool, self.workers), daemon=True).start()
+            # process plans the jobs and starts replaying
+            threading.Thread(target=_warm, args=(self.pool, self.workers - 1), daemon=True).start()
         return self.pool
 
     def __exit__(self, *exc: Any) -> None:

@@ -220,6 +220,17 @@ class Engine:
             raise hit
         return hit
 
+    def gold_states(self, exclude: Any = ()) -> dict[tuple[str, frozenset], Fingerprint]:
+        """The gold states computed here (not those that failed), but for the keys in ``exclude``: what another
+        process replaying the same task definitions would otherwise compute again."""
+        return {k: v for k, v in list(self.golds.items()) if isinstance(v, Fingerprint) and k not in exclude}
+
+    def add_gold_states(self, golds: dict[tuple[str, frozenset], Fingerprint]) -> None:
+        """Take gold states computed by another process (the same key is the same task definition, initial state
+        and environment options, so the same state: τ²-bench's gold replay is deterministic)."""
+        for k, v in golds.items():
+            self.golds.setdefault(k, v)
+
     def _gold(self, td: TaskDef, parsed: _Parsed, full: frozenset) -> Fingerprint | _Failure:
         base = self.state(td.domain, False, parsed)
         env = base.env
