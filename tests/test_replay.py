@@ -249,11 +249,48 @@ def test_banking_knowledge_is_replayed_only_where_its_environment_can_be_built(t
     d["simulations"][0]["task_id"] = task["id"]
     p.write_text(json.dumps(d))
     up, mine = _upstream(p), _tauk(p)
-    if isinstance(up, str):
+    if isinstance(up, str):  # here: τ²-bench's default retrieval configuration needs rank_bm25 and an embedder
         assert mine["replay_status"] == "not_replayable", mine
         assert "banking_knowledge retrieval configuration" in mine["replay_reason"]
+        assert up.split(":")[0] in mine["replay_reason"]  # τ²-bench's own error, named
     else:
         assert (mine["replayed_db"], mine["replayed_env_assertion"]) == up
+
+
+def test_a_retrieval_configuration_that_cannot_be_built_is_not_replayable_per_simulation(tau2, shared_data, tmp_path,
+                                                                                          monkeypatch):  # fmt: skip
+    """Whatever stops τ²-bench building banking_knowledge's retrieval configuration (here an embedding service that
+    does not answer) makes its simulations not replayable, each saying why; the other simulations of the same call
+    replay."""
+    from tau2.registry import registry
+
+    from tauk.replay._engine import Engine
+    from tauk.replay._jobs import plan
+
+    task = json.loads((shared_data / "tasks" / "head_banking_knowledge_tasks.json").read_text())[0]
+    bank = _case(shared_data, tmp_path, "bank2", [{"role": "assistant", "content": "hello"}], domain="banking_knowledge")
+    d = json.loads(bank.read_text())
+    d["tasks"] = [task]
+    d["simulations"][0]["task_id"] = task["id"]
+    bank.write_text(json.dumps(d))
+    airline = _case(shared_data, tmp_path, "air2", _call("update_reservation_baggages", BAGS))
+    real = registry.get_env_constructor
+
+    def ctor(domain: str):
+        if domain == "banking_knowledge":
+            def fail(**kwargs):
+                raise ConnectionError("the embedding service did not answer")
+            return fail
+        return real(domain)
+
+    monkeypatch.setattr(registry, "get_env_constructor", ctor)
+    p = plan(tauk.load([bank, airline]))
+    out = {o.pos: o for o in Engine(verify=True).run(p.jobs, p.tasks)}
+    keys = p.keys["run_id"].to_list()
+    b, a = out[keys.index("bank2.json")], out[keys.index("air2.json")]
+    assert b.status == "not_replayable" and b.db is None
+    assert "banking_knowledge retrieval configuration" in b.reason and "did not answer" in b.reason
+    assert a.status == "replayed" and a.db in (0.0, 1.0)
 
 
 def test_state_is_restored_exactly_and_gold_states_are_computed_once(tau2, shared_data):

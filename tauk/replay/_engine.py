@@ -178,9 +178,10 @@ class Engine:
             ctor = self.registry.get_env_constructor(domain)
             env = ctor(solo_mode=solo, **parsed.env_kwargs) if solo else ctor(**parsed.env_kwargs)
         except Exception as exc:  # noqa: BLE001
-            what = "banking_knowledge retrieval configuration" if domain == "banking_knowledge" else "environment"
-            return _Failure("not_replayable", f"cannot build the {domain} {what}"
-                            f"{' in solo mode' if solo else ''}: {_one_line(exc)}")  # fmt: skip
+            what = ("banking_knowledge retrieval configuration (τ²-bench's re-grader builds its default one)"
+                    if domain == "banking_knowledge" else f"{domain} environment")  # fmt: skip
+            return _Failure("not_replayable", f"cannot build the {what}{' in solo mode' if solo else ''} here: "
+                            f"{_one_line(exc)}")  # fmt: skip
         data = parsed.init_data
         try:
             if data is not None:  # as Environment.set_state applies initialization_data
