@@ -394,3 +394,20 @@ def test_full_duplex_runs_replay_their_ticks_as_upstream(tau2, shared_data, tmp_
     others = frame.filter(pl.col("simulation_id") != sid)
     assert {s: (d, e) for s, d, e in others.select("simulation_id", "replayed_db", "replayed_env_assertion")
             .iter_rows()} == {s: v for s, v in up.items() if s != sid}  # fmt: skip
+
+
+def test_gold_states_handed_to_another_process_give_the_same_verdicts(tau2, shared_data):
+    """What a worker process does with the gold states another process computed: it takes them instead of
+    computing them again, and its verdicts are those it would have computed itself."""
+    from tauk.replay._engine import Engine
+    from tauk.replay._jobs import plan
+
+    p = plan(tauk.load(shared_data / "tau2" / "v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json"))
+    first = Engine(verify=True)
+    mine = first.run(p.jobs, p.tasks)
+    golds = first.gold_states()
+    assert len(golds) == first.n_golds == 5
+    other = Engine(verify=True)
+    other.add_gold_states(golds)
+    assert other.run(p.jobs, p.tasks) == mine and other.n_golds == 0
+    assert first.gold_states(exclude=set(golds)) == {}
