@@ -16,9 +16,11 @@ other task definitions' gold actions and assertions, so a re-graded reward is a 
 
 Statuses (``replay_status``): ``replayed`` (``replayed_db`` and ``replayed_env_assertion`` set); ``not_evaluated``
 (τ²-bench evaluates no environment: a premature ending, a task without evaluation criteria); ``not_replayable``
-(no environment for the domain, a τ-bench or full-duplex run, no task definition or messages, a banking_knowledge
-retrieval configuration that cannot be built here, a task definition τ²-bench rejects); ``failed`` (what τ²-bench
-itself raises on: tool calls and tool messages that do not pair up, a replay or gold state that raises).
+(no environment for the domain, a τ-bench run, a full-duplex run whose ticks are not held here — full-duplex runs
+are replayed from their ticks, as τ²-bench's full-duplex evaluator does —, no task definition or messages, a
+banking_knowledge retrieval configuration that cannot be built here, a task definition τ²-bench rejects);
+``failed`` (what τ²-bench itself raises on: tool calls and tool messages that do not pair up, a replay or gold
+state that raises).
 ``replay_reason`` says which, in one line. Nothing is guessed: a simulation without a verdict keeps its record.
 
 Examples
