@@ -142,8 +142,8 @@ class _pool:
         return self.pool
 
     def __exit__(self, *exc: Any) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.pool is not None:  # not waiting for a worker still starting that got nothing to do
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 class _bar:

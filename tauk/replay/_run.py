@@ -89,6 +89,10 @@ LAST_RUN: dict[str, Any] = {}
 process its items, its CPU seconds since it started, its gold states and environment builds."""
 
 
+def _noop() -> None:
+    return None
+
+
 def _remote(fn: Callable, item: Any, tasks: Any, verify: bool, golds: dict) -> tuple:
     """What a worker process runs: ``fn`` on one item, after taking the gold states other processes computed;
     returns the result, the gold states computed here since, and this process's accounts."""
@@ -105,9 +109,9 @@ def spread(items: Iterable[tuple[Any, Any]], fn: Callable, pool: Executor, n_poo
     """``fn(item, tasks, verify)`` for every ``(item, tasks)`` of ``items``, each taken by whichever process is free:
     this one, and the ``n_pool`` worker processes of ``pool`` (one item each in flight, so the last items are not
     queued behind a busy worker while this process idles). This process starts at once (τ²-bench is imported here
-    already) while the workers start; gold states computed by any process are handed to the others with their
-    next item (each distinct one computed ~once, not once per process). ``done`` gets every result, in this
-    thread or the feeder's, under a lock."""
+    already); a worker gets items once it has started (nothing waits for a worker that never got one); gold
+    states computed by any process are handed to the others with their next item (each distinct one computed
+    ~once, not once per process). ``done`` gets every result, in this thread or the feeder's, under a lock."""
     it = iter(items)
     take_lock, done_lock = threading.Lock(), threading.Lock()
     stop = threading.Event()
@@ -119,9 +123,14 @@ def spread(items: Iterable[tuple[Any, Any]], fn: Callable, pool: Executor, n_poo
     LAST_RUN.clear()
     LAST_RUN.update(here=here, workers=stats)
 
+    exhausted = threading.Event()
+
     def take() -> tuple[Any, Any] | None:
         with take_lock:
-            return None if stop.is_set() else next(it, None)
+            nxt = None if stop.is_set() else next(it, None)
+            if nxt is None:
+                exhausted.set()
+            return nxt
 
     def finish(result: Any) -> None:
         with done_lock:
@@ -132,24 +141,32 @@ def spread(items: Iterable[tuple[Any, Any]], fn: Callable, pool: Executor, n_poo
         return eng.gold_states(exclude=known)
 
     def feeder() -> None:
-        pending: set = set()
+        # a worker gets an item only once it has started (the fork server may still be importing τ²-bench): until
+        # then this process takes them all, and a small input is not kept waiting for a worker's start
+        pending: set = {pool.submit(_noop) for _ in range(n_pool)}
+        warm = set(pending)
         try:
-            while True:
-                while len(pending) < n_pool and not stop.is_set():
-                    nxt = take()
-                    if nxt is None:
-                        break
-                    pending.add(pool.submit(_remote, fn, nxt[0], nxt[1], verify, golds_to_send()))
-                if not pending:
+            while pending:
+                if exhausted.is_set() and pending <= warm:  # every item taken; no worker result outstanding
                     return
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                finished, pending = wait(pending, timeout=0.05, return_when=FIRST_COMPLETED)
+                free = 0
                 for f in finished:
+                    free += 1
+                    if f in warm:
+                        f.result()
+                        continue
                     result, golds, keys, (pid, cpu, n_golds, n_builds) = f.result()
                     eng.add_gold_states(golds)
                     held[pid] = keys
                     s = stats.setdefault(pid, {"items": 0})
                     s.update(items=s["items"] + 1, cpu=cpu, golds=n_golds, builds=n_builds)
                     finish(result)
+                for _ in range(free):
+                    nxt = take()
+                    if nxt is None:
+                        break
+                    pending.add(pool.submit(_remote, fn, nxt[0], nxt[1], verify, golds_to_send()))
         except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
             errors.append(exc)
             stop.set()
