@@ -2,7 +2,7 @@
 
     python benchmarks/bench_replay.py [--shared ../shared/data] [--store-sims 100000] [--parallel-sims N]
                                       [--dir DIR] [--quick] [--repeats 2]
-    python benchmarks/bench_replay.py --parallel-only     # section 3 alone (20,000 simulations; ~3 min when quiet)
+    python benchmarks/bench_replay.py --parallel-only     # section 3 alone (40,000 simulations; ~5 min when quiet)
 
 Needs τ²-bench (Python ≥ 3.12, ``TAU2_DATA_DIR``; see README.md, "Replay"). Prints, side by side:
 
@@ -237,12 +237,12 @@ def bench_regrade(shared: Path, limit: int | None) -> bool:
 def build_store(shared: Path, folder: Path, n_sims: int, per_file: int = 1000) -> Path:
     import tauk
 
-    store = folder / f"store-{n_sims}"
+    store = folder / (f"store-{n_sims}" if per_file == 1000 else f"store-{n_sims}-{per_file}")
     if (store / "manifest.json").exists():
         return store
     sources = [f for f in corpus_files(shared) if json.loads(f.read_bytes())["info"]["environment_info"]
                ["domain_name"] == "airline"]  # fmt: skip
-    raw = folder / f"json-{n_sims}"
+    raw = folder / f"json-{n_sims}-{per_file}"
     raw.mkdir(parents=True, exist_ok=True)
     files = []
     for i in range(max(1, n_sims // per_file)):
@@ -259,7 +259,7 @@ def build_store(shared: Path, folder: Path, n_sims: int, per_file: int = 1000) -
         p = raw / f"shard{i:04d}.json"
         p.write_text(json.dumps(src))
         files.append(p)
-    tauk.ingest(files, store, progress=True, simulations_per_part=1000)
+    tauk.ingest(files, store, progress=True, simulations_per_part=per_file)
     shutil.rmtree(raw)
     return store
 
@@ -267,7 +267,7 @@ def build_store(shared: Path, folder: Path, n_sims: int, per_file: int = 1000) -
 STORE_RUN = """
 store, n, workers = os.environ["BENCH_STORE"], int(os.environ["BENCH_N"]), int(os.environ["BENCH_WORKERS"])
 res = tauk.open(store)
-runs = sorted(res.run_ids)[: max(1, n // 1000)]
+runs = sorted(res.run_ids)[: max(1, n // int(os.environ.get("BENCH_PER_RUN", "1000")))]
 res = res.filter(run_id=runs)
 t0, c0 = time.perf_counter(), time.process_time()
 frame = replay(res, workers=workers, progress=False)
@@ -430,7 +430,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--store-sims", type=int, default=100_000)
-    ap.add_argument("--parallel-sims", type=int, default=None, help="section 3-4 (default 100,000; 20,000 with "
+    ap.add_argument("--parallel-sims", type=int, default=None, help="section 3-4 (default 100,000; 40,000 with "
                                                                      "--parallel-only)")
     ap.add_argument("--dir", default=None, help="where the replicated store is written (kept for re-runs)")
     ap.add_argument("--quick", action="store_true", help="3 simulations a file upstream, 10⁴ / 4·10³ from the store")
@@ -438,8 +438,10 @@ def main() -> int:
     ap.add_argument("--skip-store", action="store_true")
     ap.add_argument("--skip-flat", action="store_true", help="skip the 10⁴ / 10⁵ memory runs of section 2")
     ap.add_argument("--parallel-only", action="store_true",
-                    help="only section 3 (a second process), on a store of --parallel-sims (default here 20,000): "
-                         "~3 minutes on a quiet 2-core machine")
+                    help="only section 3 (a second process), on a store of --parallel-sims (default here 40,000): "
+                         "~5 minutes on a quiet 2-core machine")
+    ap.add_argument("--part-sims", type=int, default=1000, help="--parallel-only: simulations per store part "
+                                                                 "(the parts the processes take in turn)")
     ap.add_argument("--repeats", type=int, default=2, help="section 3: each setting run this many times, alternated")
     args = ap.parse_args()
     if "TAU2_DATA_DIR" not in os.environ:
@@ -455,8 +457,9 @@ def main() -> int:
     ok = True
     folder = Path(args.dir) if args.dir else Path(os.environ.get("TMPDIR", "/tmp")) / "tauk-bench-replay"
     if args.parallel_only:
-        n = args.parallel_sims or 20_000
-        os.environ["BENCH_STORE"] = str(build_store(shared, folder, n))
+        n = args.parallel_sims or 40_000
+        os.environ["BENCH_STORE"] = str(build_store(shared, folder, n, args.part_sims))
+        os.environ["BENCH_PER_RUN"] = str(args.part_sims)
         ok = bench_parallel(n, args.repeats)["ok"]
         print("\nall targets met" if ok else "\nsome target missed")
         return 0 if ok else 1
