@@ -109,7 +109,7 @@ def spread(items: Iterable[tuple[Any, Any]], fn: Callable, pool: Executor, n_poo
     """``fn(item, tasks, verify)`` for every ``(item, tasks)`` of ``items``, each taken by whichever process is free:
     this one, and the ``n_pool`` worker processes of ``pool`` (one item each in flight, so the last items are not
     queued behind a busy worker while this process idles). This process starts at once (τ²-bench is imported here
-    already); a worker gets items once it has started (nothing waits for a worker that never got one); gold
+    already); a worker gets items once it has started (no item waits behind a worker's start); gold
     states computed by any process are handed to the others with their next item (each distinct one computed
     ~once, not once per process). ``done`` gets every result, in this thread or the feeder's, under a lock."""
     it = iter(items)
@@ -142,7 +142,7 @@ def spread(items: Iterable[tuple[Any, Any]], fn: Callable, pool: Executor, n_poo
 
     def feeder() -> None:
         # a worker gets an item only once it has started (the fork server may still be importing τ²-bench): until
-        # then this process takes them all, and a small input is not kept waiting for a worker's start
+        # then this process takes them all (the pool's shutdown still waits for a worker to have started)
         pending: set = {pool.submit(_noop) for _ in range(n_pool)}
         warm = set(pending)
         try:
