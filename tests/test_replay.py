@@ -234,7 +234,7 @@ def test_no_environment_is_not_replayable_never_guessed(tau2, shared_data, tmp_p
     why = {Path(r).name: w for r, w in frame.group_by("run_id").agg(pl.col("replay_reason").first()).iter_rows()}
     assert set(frame["replay_status"]) == {"not_replayable"} and frame["replayed_db"].null_count() == frame.height
     assert "τ-bench (v1)" in why["gpt-4o_airline_4trials.json"]
-    assert "full-duplex" in why["tau2-dir-voice"] or "task definition is missing" in why["tau2-dir-voice"]
+    assert "task definition is missing" in why["tau2-dir-voice"]  # it embeds no tasks (see the full-duplex test)
     assert "task definition is missing" in why["adaptive-agent_airline_wrapper_infra-error.json"]
 
 
@@ -249,11 +249,48 @@ def test_banking_knowledge_is_replayed_only_where_its_environment_can_be_built(t
     d["simulations"][0]["task_id"] = task["id"]
     p.write_text(json.dumps(d))
     up, mine = _upstream(p), _tauk(p)
-    if isinstance(up, str):
+    if isinstance(up, str):  # here: τ²-bench's default retrieval configuration needs rank_bm25 and an embedder
         assert mine["replay_status"] == "not_replayable", mine
         assert "banking_knowledge retrieval configuration" in mine["replay_reason"]
+        assert up.split(":")[0] in mine["replay_reason"]  # τ²-bench's own error, named
     else:
         assert (mine["replayed_db"], mine["replayed_env_assertion"]) == up
+
+
+def test_a_retrieval_configuration_that_cannot_be_built_is_not_replayable_per_simulation(tau2, shared_data, tmp_path,
+                                                                                          monkeypatch):  # fmt: skip
+    """Whatever stops τ²-bench building banking_knowledge's retrieval configuration (here an embedding service that
+    does not answer) makes its simulations not replayable, each saying why; the other simulations of the same call
+    replay."""
+    from tau2.registry import registry
+
+    from tauk.replay._engine import Engine
+    from tauk.replay._jobs import plan
+
+    task = json.loads((shared_data / "tasks" / "head_banking_knowledge_tasks.json").read_text())[0]
+    bank = _case(shared_data, tmp_path, "bank2", [{"role": "assistant", "content": "hello"}], domain="banking_knowledge")
+    d = json.loads(bank.read_text())
+    d["tasks"] = [task]
+    d["simulations"][0]["task_id"] = task["id"]
+    bank.write_text(json.dumps(d))
+    airline = _case(shared_data, tmp_path, "air2", _call("update_reservation_baggages", BAGS))
+    real = registry.get_env_constructor
+
+    def ctor(domain: str):
+        if domain == "banking_knowledge":
+            def fail(**kwargs):
+                raise ConnectionError("the embedding service did not answer")
+            return fail
+        return real(domain)
+
+    monkeypatch.setattr(registry, "get_env_constructor", ctor)
+    p = plan(tauk.load([bank, airline]))
+    out = {o.pos: o for o in Engine(verify=True).run(p.jobs, p.tasks)}
+    keys = p.keys["run_id"].to_list()
+    b, a = out[keys.index("bank2.json")], out[keys.index("air2.json")]
+    assert b.status == "not_replayable" and b.db is None
+    assert "banking_knowledge retrieval configuration" in b.reason and "did not answer" in b.reason
+    assert a.status == "replayed" and a.db in (0.0, 1.0)
 
 
 def test_state_is_restored_exactly_and_gold_states_are_computed_once(tau2, shared_data):
@@ -279,3 +316,98 @@ def test_state_is_restored_exactly_and_gold_states_are_computed_once(tau2, share
     assert eng.n_golds == res.trials["task_id"].n_unique() == 5
     assert eng.n_states_built == 2  # telecom solo (replayed side) and telecom (gold side)
     assert len(built) <= eng.n_states_built  # when an environment is built (solo mode's check), never per simulation
+
+
+# -- full-duplex (voice) runs: the tool calls in ticks -------------------------------------------------------------
+def _upstream_full_duplex(folder: Path, tasks: Path | None = None) -> dict[str, tuple | str]:
+    """τ²-bench's ``evaluate_simulation(ENV, strict_replay=False)`` on every simulation of a full-duplex run (its
+    ``ticks`` as the trajectory; ENV: the environment evaluator alone, as in ALL, without the LLM judge some head
+    tasks name): ``{id: (db, env_assertion)}``, or the exception it raises, as text."""
+    from tau2.data_model.simulation import Results
+    from tau2.data_model.tasks import Task
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+    from tau2.scripts.evaluate_trajectories import _build_eval_env_kwargs, get_communication_mode
+
+    r = Results.load(folder)
+    defs = r.tasks if tasks is None else [Task.model_validate(t) for t in json.loads(tasks.read_text())]
+    by_id = {t.id: t for t in defs}
+    out: dict[str, tuple | str] = {}
+    for s in r.simulations:
+        task = by_id[s.task_id]
+        try:
+            ri = evaluate_simulation(domain="retail", task=task, simulation=s, evaluation_type=EvaluationType.ENV,
+                                     solo_mode=False, mode=get_communication_mode(r, s),
+                                     env_kwargs=_build_eval_env_kwargs("retail", task), strict_replay=False)
+        except Exception as exc:  # noqa: BLE001
+            out[s.id] = f"{type(exc).__name__}: {exc}"
+            continue
+        db = None if ri.db_check is None else ri.db_check.db_reward
+        out[s.id] = (db, None if db is None else float(all(c.met for c in ri.env_assertions or [])))
+    return out  # fmt: skip
+
+
+def test_full_duplex_runs_replay_their_ticks_as_upstream(tau2, shared_data, tmp_path):
+    """The shared voice run (``tau2-dir-voice``, retail, full-duplex) records no tool calls and no tasks. As
+    recorded, graded against the head retail task definitions, every simulation replays no call: the verdicts are
+    τ²-bench's. The edited copy of tests/test_ticks.py (tasks embedded, tool calls and their results written into
+    ticks, agent and user side, mutating ones among them) replays as τ²-bench's full-duplex evaluator replays
+    (its ``ticks_to_message_history``); a tick whose results do not answer its calls in order makes τ²-bench raise,
+    and the simulation fails, saying why."""
+    from test_ticks import voice_copy
+
+    from tauk.replay import replay
+
+    head = shared_data / "tasks" / "head_retail_tasks.json"
+    real = shared_data / "tau2-dir-voice"
+    frame = replay(tauk.load(real), tasks=head, verify=True)
+    up = _upstream_full_duplex(real, head)
+    assert set(frame["replay_status"]) == {"replayed"} and frame.height == len(up) == 3
+    for sid, db, env in frame.select("simulation_id", "replayed_db", "replayed_env_assertion").iter_rows():
+        assert (db, env) == up[sid], sid
+
+    folder = voice_copy(shared_data, tmp_path)
+    res = tauk.load(folder)
+    assert res.tick_tool_calls["paired"].all() and res.tick_tool_calls.height >= 8
+    frame = replay(res, verify=True)
+    up = _upstream_full_duplex(folder)
+    assert set(frame["replay_status"]) == {"replayed"}
+    got = {sid: (db, env) for sid, db, env in frame.select("simulation_id", "replayed_db", "replayed_env_assertion")
+           .iter_rows()}  # fmt: skip
+    assert got == up
+    assert {v[0] for v in got.values()} == {0.0, 1.0}  # the copy was made to match on one task and not on others
+
+    # one tick's results swapped: τ²-bench raises on the pairing; tauk fails that simulation only
+    sid = "49b22f0c-4a56-41c5-922f-bc2a56e53a23"
+    f = folder / "simulations" / f"{sid}.json"
+    sim = json.loads(f.read_text())
+    tick = next(t for t in sim["ticks"] if len(t.get("agent_tool_calls") or []) == 2)
+    tick["agent_tool_results"] = tick["agent_tool_results"][::-1]
+    f.write_text(json.dumps(sim))
+    res = tauk.load(folder)
+    assert not res.tick_tool_calls.filter(pl.col("simulation_id") == sid)["paired"].all()
+    up = _upstream_full_duplex(folder)
+    assert isinstance(up[sid], str) and "Tool call id mismatch" in up[sid]
+    frame = replay(res)
+    row = frame.filter(pl.col("simulation_id") == sid).row(0, named=True)
+    assert row["replay_status"] == "failed" and row["replayed_db"] is None
+    assert row["replay_reason"].startswith("tool-call pairing:") and "tick" in row["replay_reason"]
+    others = frame.filter(pl.col("simulation_id") != sid)
+    assert {s: (d, e) for s, d, e in others.select("simulation_id", "replayed_db", "replayed_env_assertion")
+            .iter_rows()} == {s: v for s, v in up.items() if s != sid}  # fmt: skip
+
+
+def test_gold_states_handed_to_another_process_give_the_same_verdicts(tau2, shared_data):
+    """What a worker process does with the gold states another process computed: it takes them instead of
+    computing them again, and its verdicts are those it would have computed itself."""
+    from tauk.replay._engine import Engine
+    from tauk.replay._jobs import plan
+
+    p = plan(tauk.load(shared_data / "tau2" / "v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json"))
+    first = Engine(verify=True)
+    mine = first.run(p.jobs, p.tasks)
+    golds = first.gold_states()
+    assert len(golds) == first.n_golds == 5
+    other = Engine(verify=True)
+    other.add_gold_states(golds)
+    assert other.run(p.jobs, p.tasks) == mine and other.n_golds == 0
+    assert first.gold_states(exclude=set(golds)) == {}

@@ -191,6 +191,20 @@ def store(tmp_path_factory, shared_data):
     return root
 
 
+def test_a_store_over_worker_processes_gives_the_same_frame(tau2, store):
+    """``workers=2`` on a store: this process and a worker process each take the next part (the worker reads it
+    from the store's files); gold states travel between them; the frame is the one process's."""
+    from tauk.replay import replay
+    from tauk.replay._run import LAST_RUN
+
+    keys = ["run_id", "simulation_id"]
+    one = replay(tauk.open(store)).sort(keys)
+    two = replay(tauk.open(store), workers=2).sort(keys)
+    assert two.equals(one)
+    parts = tauk.open(store).n_partitions()
+    assert LAST_RUN["here"]["items"] + sum(w["items"] for w in LAST_RUN["workers"].values()) == parts > 2
+
+
 def test_a_store_and_dask_give_the_verdicts_of_the_loaded_files(tau2, store):
     pytest.importorskip("distributed", reason="the distributed extra (pip install tauk[distributed])")
     from distributed import Client, LocalCluster

@@ -263,6 +263,8 @@ TICK_TOOL_CALLS = _contract(
     ("role", "str", "`assistant` (`agent_tool_calls`) or `user` (`user_tool_calls`)"),
     ("result", "str?", "content of the tool result answering it (same id)"),
     ("is_error", "bool?", "that result reported an error"),
+    ("paired", "bool", "its side of its tick returned as many results as calls, the one at its position answering it "
+                       "(same id): what upstream's replay of ticks requires"),
 )
 """``tick_tool_calls``: one row per tool call made in a tick (what upstream's full-duplex ACTION reads)."""
 

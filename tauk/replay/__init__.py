@@ -16,9 +16,11 @@ other task definitions' gold actions and assertions, so a re-graded reward is a 
 
 Statuses (``replay_status``): ``replayed`` (``replayed_db`` and ``replayed_env_assertion`` set); ``not_evaluated``
 (τ²-bench evaluates no environment: a premature ending, a task without evaluation criteria); ``not_replayable``
-(no environment for the domain, a τ-bench or full-duplex run, no task definition or messages, a banking_knowledge
-retrieval configuration that cannot be built here, a task definition τ²-bench rejects); ``failed`` (what τ²-bench
-itself raises on: tool calls and tool messages that do not pair up, a replay or gold state that raises).
+(no environment for the domain, a τ-bench run, a full-duplex run whose ticks are not held here — full-duplex runs
+are replayed from their ticks, as τ²-bench's full-duplex evaluator does —, no task definition or messages, a
+banking_knowledge retrieval configuration that cannot be built here, a task definition τ²-bench rejects);
+``failed`` (what τ²-bench itself raises on: tool calls and tool messages that do not pair up, a replay or gold
+state that raises).
 ``replay_reason`` says which, in one line. Nothing is guessed: a simulation without a verdict keeps its record.
 
 Examples
@@ -69,8 +71,9 @@ def replay(results: Any, *, tasks: Any = None, workers: int | str = 1, progress:
         Grade against other task definitions (a task file path, a tasks frame pair, a Results), as
         :func:`tauk.score` ``tasks=``: their gold actions, initial states and assertions.
     workers
-        Worker processes (``"auto"``: one per CPU). Each keeps its own environments; the verdicts do not depend on
-        the number.
+        Processes replaying (``"auto"``: one per CPU): this one and ``workers - 1`` worker processes, each taking
+        the next part (or chunk of simulations) when free and keeping its own environments; gold states computed
+        in one process are handed to the others. The verdicts do not depend on the number.
     progress
         A progress bar over simulations (default: when there are more than 200).
     verify
@@ -131,16 +134,16 @@ class _pool:
         self.pool = None
 
     def __enter__(self) -> Any:
-        if self.workers > 1:
-            self.pool = executor(self.workers)
+        if self.workers > 1:  # this process works too: n − 1 others
+            self.pool = executor(self.workers - 1)
             # start the workers in the background (the fork server imports τ²-bench first, for seconds) while this
-            # process plans the jobs
-            threading.Thread(target=_warm, args=(self.pool, self.workers), daemon=True).start()
+            # process plans the jobs and starts replaying
+            threading.Thread(target=_warm, args=(self.pool, self.workers - 1), daemon=True).start()
         return self.pool
 
     def __exit__(self, *exc: Any) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.pool is not None:  # not waiting for a worker still starting that got nothing to do
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 class _bar:

@@ -178,9 +178,10 @@ class Engine:
             ctor = self.registry.get_env_constructor(domain)
             env = ctor(solo_mode=solo, **parsed.env_kwargs) if solo else ctor(**parsed.env_kwargs)
         except Exception as exc:  # noqa: BLE001
-            what = "banking_knowledge retrieval configuration" if domain == "banking_knowledge" else "environment"
-            return _Failure("not_replayable", f"cannot build the {domain} {what}"
-                            f"{' in solo mode' if solo else ''}: {_one_line(exc)}")  # fmt: skip
+            what = ("banking_knowledge retrieval configuration (τ²-bench's re-grader builds its default one)"
+                    if domain == "banking_knowledge" else f"{domain} environment")  # fmt: skip
+            return _Failure("not_replayable", f"cannot build the {what}{' in solo mode' if solo else ''} here: "
+                            f"{_one_line(exc)}")  # fmt: skip
         data = parsed.init_data
         try:
             if data is not None:  # as Environment.set_state applies initialization_data
@@ -219,6 +220,17 @@ class Engine:
         if isinstance(hit, _Failure):
             raise hit
         return hit
+
+    def gold_states(self, exclude: Any = ()) -> dict[tuple[str, frozenset], Fingerprint]:
+        """The gold states computed here (not those that failed), but for the keys in ``exclude``: what another
+        process replaying the same task definitions would otherwise compute again."""
+        return {k: v for k, v in list(self.golds.items()) if isinstance(v, Fingerprint) and k not in exclude}
+
+    def add_gold_states(self, golds: dict[tuple[str, frozenset], Fingerprint]) -> None:
+        """Take gold states computed by another process (the same key is the same task definition, initial state
+        and environment options, so the same state: τ²-bench's gold replay is deterministic)."""
+        for k, v in golds.items():
+            self.golds.setdefault(k, v)
 
     def _gold(self, td: TaskDef, parsed: _Parsed, full: frozenset) -> Fingerprint | _Failure:
         base = self.state(td.domain, False, parsed)

@@ -19,7 +19,7 @@ from tauk.replay._engine import Job, Outcome, TaskDef
 __all__ = ["Plan", "plan"]
 
 TRIAL_COLUMNS = ("run_id", "simulation_id", "task_id", "domain", "format", "termination_reason", "mode",
-                 "agent_implementation", "user_implementation", "n_messages", "n_tool_calls")  # fmt: skip
+                 "agent_implementation", "user_implementation", "n_messages", "n_tool_calls", "n_ticks")  # fmt: skip
 MESSAGE_COLUMNS = ("run_id", "simulation_id", "message_idx", "role", "content", "n_tool_calls", "tool_call_id")
 """The columns of ``messages`` replay reads."""
 TASK_COLUMNS = ("initial_state", "env_assertions", "actions_null")
@@ -36,6 +36,53 @@ def _frame(results: Any, name: str) -> pl.DataFrame:
         raise TaukError(f"tauk.replay needs a tauk.Results (or an object/mapping with a `{name}` Polars frame); "
                         f"got {type(results).__name__} without `{name}`")  # fmt: skip
     return v
+
+
+def _tick_frames(results: Any) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The ``ticks`` and ``tick_tool_calls`` frames (None where the results hold no ticks: a store)."""
+    try:
+        ticks, calls = _get(results, "ticks"), _get(results, "tick_tool_calls")
+    except AttributeError:  # pragma: no cover - an object without them
+        return None
+    if isinstance(ticks, pl.DataFrame) and isinstance(calls, pl.DataFrame) and "paired" in calls.columns:
+        return ticks, calls
+    return None
+
+
+def _tick_messages(calls: pl.DataFrame) -> dict[tuple[str, str], tuple]:
+    """Per simulation, the messages τ²-bench's full-duplex environment evaluator replays
+    (``FullDuplexEnvironmentEvaluator.ticks_to_message_history``): per tick, the user's tool calls as one message
+    followed by its tool results, then the agent's likewise. A side whose results do not answer its calls one to
+    one, in order, is followed by a tool message that says so: ``Environment.set_state`` then raises on it as it
+    raises on the recorded results (the simulation fails, as τ²-bench's evaluation does)."""
+    out: dict[tuple[str, str], list] = {}
+    rows = calls.sort("run_id", "simulation_id", "call_idx").select(
+        "run_id", "simulation_id", "tick_idx", "role", "tool_call_id", "name", "arguments", "requestor", "result",
+        "paired").iter_rows()  # fmt: skip
+    group: list = []
+    key = None
+
+    def flush() -> None:
+        if not group:
+            return
+        rid, sid, tick, role = key
+        msgs = out.setdefault((rid, sid), [])
+        msgs.append((role, None, None, tuple((c[0], c[1], c[2], c[3]) for c in group)))
+        if all(c[5] for c in group):
+            msgs.extend(("tool", c[4], c[0], ()) for c in group)
+        else:
+            side = "agent" if role == "assistant" else "user"
+            msgs.append(("tool", None, f"<the {side}'s tool results recorded in tick {tick} do not answer its tool "
+                                       "calls one to one, in order>", ()))  # fmt: skip
+
+    for rid, sid, tick, role, cid, name, args, requestor, result, paired in rows:
+        k = (rid, sid, tick, role)
+        if k != key:
+            flush()
+            group, key = [], k
+        group.append((cid, name, args, requestor, result, paired))
+    flush()
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _messages(results: Any) -> pl.DataFrame:
@@ -94,6 +141,15 @@ def plan(results: Any, tasks: Any = None) -> Plan:
         t = t.with_columns(*[pl.lit(None).alias(c) for c in missing])
     t = t.with_row_index("_tid")
     tr = tr.join(t.select(*keys, "_tid"), on=keys, how="left", maintain_order="left")
+    # full-duplex (voice) runs: their tool calls are in ticks, replayed as τ²-bench's full-duplex evaluator does
+    tr = tr.with_columns(_fd=((pl.col("mode") == "full_duplex")
+                              | (pl.col("user_implementation") == "voice_streaming_user_simulator")).fill_null(False))
+    ticks = _tick_frames(results) if tr["_fd"].any() else None
+    if ticks is not None:
+        read = ticks[0].group_by("run_id", "simulation_id").len("_n_ticks_read")
+        tr = tr.join(read, on=["run_id", "simulation_id"], how="left", maintain_order="left")
+    else:
+        tr = tr.with_columns(_n_ticks_read=pl.lit(None, pl.UInt32))
 
     # what is decided without an environment
     reason = (
@@ -104,8 +160,15 @@ def plan(results: Any, tasks: Any = None) -> Plan:
         .when(pl.col("_tid").is_null())
         .then(pl.lit("the task definition is missing" + (" from the given task definitions" if keys == ["task_id"]
                                                           else " from the results")))  # fmt: skip
-        .when((pl.col("mode") == "full_duplex") | (pl.col("user_implementation") == "voice_streaming_user_simulator"))
-        .then(pl.lit("a full-duplex (voice) run: its tool calls are in ticks, which tauk does not replay"))
+        .when(pl.col("_fd") & pl.lit(ticks is None))
+        .then(pl.lit("a full-duplex (voice) run whose ticks are not held here (a store keeps no ticks: replay the "
+                     "loaded files)"))
+        .when(pl.col("_fd") & pl.col("n_ticks").is_null())
+        .then(pl.lit("a full-duplex (voice) run with no ticks recorded"))
+        .when(pl.col("_fd") & (pl.col("_n_ticks_read").fill_null(0) != pl.col("n_ticks")))
+        .then(pl.lit("a full-duplex (voice) run whose ticks could not be read (see the load report)"))
+        .when(pl.col("_fd"))
+        .then(pl.lit(None, pl.String))
         .when(pl.col("n_messages").is_null())
         .then(pl.lit("no messages recorded"))
         .when(pl.col("n_tool_calls").is_null())
@@ -179,10 +242,17 @@ def plan(results: Any, tasks: Any = None) -> Plan:
         )
     )
     by_sim = {(r, s): rest for r, s, *rest in msgs.iter_rows()}
+    fd_sims = todo.filter(pl.col("_fd")).select("run_id", "simulation_id")
+    by_ticks = _tick_messages(ticks[1].join(fd_sims, on=["run_id", "simulation_id"], how="semi")) \
+        if ticks is not None and fd_sims.height else {}  # fmt: skip
     jobs = []
-    for pos, run_id, sim_id, tid, domain, agent_impl, user_impl in todo.select(
-        "_pos", "run_id", "simulation_id", "_tid", "domain", "agent_implementation", "user_implementation"
+    for pos, run_id, sim_id, tid, domain, agent_impl, user_impl, fd in todo.select(
+        "_pos", "run_id", "simulation_id", "_tid", "domain", "agent_implementation", "user_implementation", "_fd"
     ).iter_rows():
+        solo = agent_impl == "llm_agent_solo" and user_impl == "dummy_user"  # τ²-bench's own test of solo mode
+        if fd:
+            jobs.append(Job(pos, domain, solo, defs[(tid, domain)].key, by_ticks.get((run_id, sim_id), ())))
+            continue
         roles, contents, ids, call_lists = by_sim.get((run_id, sim_id), ([], [], [], []))
         messages = tuple(
             (role, content, tool_id, tuple(
@@ -190,6 +260,5 @@ def plan(results: Any, tasks: Any = None) -> Plan:
             ))
             for role, content, tool_id, calls_ in zip(roles, contents, ids, call_lists)
         )  # fmt: skip
-        solo = agent_impl == "llm_agent_solo" and user_impl == "dummy_user"  # τ²-bench's own test of solo mode
         jobs.append(Job(pos, domain, solo, defs[(tid, domain)].key, messages))
     return Plan(keys_frame, jobs, by_key, decided)

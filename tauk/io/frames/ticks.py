@@ -173,9 +173,13 @@ def _rows(cols: list[dict[str, list]], rid: str, sid: str, ticks: list[S.Tick]) 
             if chunk is not None and chunk.tool_calls is None:  # upstream leaves out chunks carrying tool calls
                 sides[role].append((i, chunk))
         # upstream's order within a tick: the user's calls, then the agent's
-        for role, calls in (("user", t.user_tool_calls), ("assistant", t.agent_tool_calls)):
-            for c in calls or ():
+        for role, calls, answers in (("user", t.user_tool_calls, t.user_tool_results),
+                                     ("assistant", t.agent_tool_calls, t.agent_tool_results)):  # fmt: skip
+            answers = answers or ()
+            for k, c in enumerate(calls or ()):
                 res = results.get(c.id) if c.id is not None else None
+                call_cols["paired"].append(len(answers) == len(calls) and c.id is not None
+                                           and answers[k].id == c.id)  # fmt: skip
                 call_cols["run_id"].append(rid)
                 call_cols["simulation_id"].append(sid)
                 call_cols["tick_idx"].append(i)
