@@ -36,6 +36,7 @@ __all__ = [
     "SEED",
     "INFRA",
     "INFRA_RULES",
+    "MIN_COVERAGE",
     "PAIRED_TEST",
     "PAIRED_TESTS",
     "INVERSION_PERMUTATIONS",
@@ -144,6 +145,10 @@ INFRA = "drop"
 
 INFRA_RULES: tuple[str, ...] = ("drop", "fail")
 """Every ``infra=``: drop infrastructure errors before every metric, or count them as failed trials."""
+
+MIN_COVERAGE = 0.8
+"""Default ``min_coverage`` of a summary (``tauk summary --min-coverage``): a group whose kept trials are fewer than
+this share of its planned trials (infrastructure errors dropped, trial indices missing) is flagged and not ranked."""
 
 PAIRED_TEST = "t"
 """Default headline test of a comparison: the paired t test with T − 1 degrees of freedom."""
