@@ -167,7 +167,7 @@ def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: Inte
 
     >>> r = bound_rows([4, 4], [2, 4], [2, 1], ks=[1, 2])
     >>> [(round(x["estimate_dropped_fail"], 4), round(x["estimate_dropped_success"], 4)) for x in r]
-    [(0.375, 0.625), (0.25, 0.5)]
+    [(0.375, 0.625), (0.0833, 0.5)]
     """
     planned, kept, c = (np.asarray(a, dtype=np.int64) for a in (planned, kept, c))
     if planned.shape != kept.shape or kept.shape != c.shape or np.any(kept > planned) or np.any(c > kept) or \
