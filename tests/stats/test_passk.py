@@ -167,7 +167,7 @@ def test_summary_objects_render_and_are_frozen():
                         "interval_method", "rerun_interval_method", "model_check_p", "model_check_passed",
                         "estimate_infra_fail"}
     assert rec["estimate_infra_fail"] == rec["estimate"]  # no infrastructure error: the conventions agree
-    assert rec["interval_method"] == rec["rerun_interval_method"] == "clopper-pearson (n=1)"  # one trial per task
+    assert rec["interval_method"] == rec["rerun_interval_method"] == "blaker (n=1)"  # one trial per task
     assert rec["ci_low"] <= rec["estimate"] <= rec["ci_high"]
     json.dumps(s.records())
 
