@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,10 +39,13 @@ import numpy as np
 import polars as pl
 
 from tauk.conventions import MIN_COVERAGE, TASK_KEY
-from tauk.errors import TaukError
+from tauk.errors import StatsWarning, TaukError
 
 from .estimate import NO_INTERVAL, estimate_group
-from .options import IntervalOptions
+from .intervals.group import MODEL
+from .intervals.model import FALLBACK, model_interval_batch
+from .intervals.model_check import CHECK_ALPHA
+from .options import IntervalOptions, finite_or_none
 from .tasks import GroupTasks, is_task_counts, reward_flags
 
 __all__ = [
@@ -175,6 +179,21 @@ def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: Inte
         raise TaukError("bound_rows needs per-task counts with 0 ≤ successes ≤ kept ≤ planned")
     out = [dict.fromkeys(BOUND_FIELDS) for _ in ks]
     if not ks or not np.any(planned > 0):
+        return out
+    if options.ci is not None and options.method == MODEL:  # both bounds from one call, population interval only
+        m = planned > 0
+        n2 = np.stack([planned[m], planned[m]])
+        c2 = np.stack([c[m], (c + planned - kept)[m]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StatsWarning)  # k above every task: the rows say so already
+            warnings.simplefilter("ignore", RuntimeWarning)
+            r = model_interval_batch(n2, c2, list(ks), metric=metric, estimand="population", check_alpha=CHECK_ALPHA,
+                                     fallback=FALLBACK, options=options)  # fmt: skip
+        for i, side in enumerate(("fail", "success")):
+            for j, o in enumerate(out):
+                o[f"estimate_dropped_{side}"] = finite_or_none(r.estimate[i, j])
+                o[f"ci_low_dropped_{side}"] = finite_or_none(r.lo[i, j])
+                o[f"ci_high_dropped_{side}"] = finite_or_none(r.hi[i, j])
         return out
     for side in ("fail", "success"):
         rows = estimate_group(_bound_group(planned, kept, c, side, num_trials), list(ks), metric, options)
