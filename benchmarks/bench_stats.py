@@ -22,7 +22,10 @@ Endpoints must agree within Monte-Carlo error: the two runs use independent resa
 about √2 · sd_MC, with sd_MC ≈ √(α(1−α)) / (φ(z_α) √B) · se (the sampling SD of a bootstrap quantile); we require
 |Δ| ≤ 4 √2 sd_MC for every endpoint and k.
 
-Run:  python benchmarks/bench_stats.py [--tasks 10000] [--trials 16] [--resamples 9999]
+Run:  python benchmarks/bench_stats.py [--tasks 10000] [--trials 16] [--resamples 9999] [--one-group]
+``--one-group`` times only the one-group target through ``tauk.stats.summarize`` (nothing dropped, and 10 % of the
+trials dropped), against scipy's BCa × 8 on the same group in the same run
+(``benchmarks/results/bench_stats_one_group.txt``).
 Exit status 1 if the default or the BCa path is less than 20× faster than scipy, an endpoint disagrees, or the
 one-group default interval takes more than 50 ms.
 """

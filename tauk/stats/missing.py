@@ -17,6 +17,9 @@ with c. Each bound gets its interval by the group's own method (:mod:`tauk.stats
 as the full-data interval would (Manski-type worst-case bounds). Measured under informative missingness in
 ``docs/calibration/intervals.md`` (``benchmarks/missing_calibration.py``).
 
+The bounds' intervals are population intervals (a new draw of tasks: the ``ci`` of the row, by the row's method;
+with the default model both bounds come from one call); the re-run interval has no bound here.
+
 A group whose trial coverage is below ``min_coverage`` (default :data:`tauk.conventions.MIN_COVERAGE`) is flagged
 (``low_coverage``) and not ranked (``rankable`` false).
 
