@@ -137,6 +137,14 @@ bootstrap / t methods (:data:`tauk.stats.intervals.BOOTSTRAP_METHODS`)."""
 RESAMPLES = 9999
 """Default number of bootstrap resamples (and sign-flip permutations)."""
 
+MAX_RESAMPLES = 10_000_000
+"""The most ``resamples`` accepted: a bootstrap keeps one float per resample and statistic (80 MB each at this cap;
+10⁹ would need 8 GB each and hours), so more is refused before any work starts."""
+
+DEFAULT_K_MAX = 16
+"""The largest k of the *default* k list (1 … min(num_trials, min_t n_t, this)): 10⁴ trials a task would otherwise
+give 10⁴ columns. Any larger k is still computed when asked for (``k=``, ``--k``)."""
+
 SEED = 0
 """Default seed of every resampling: the same data give the same interval everywhere."""
 

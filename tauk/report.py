@@ -17,6 +17,8 @@ Layout of the output folder::
     tables/comparisons.{md,tex,csv}            all pairs of agents, paired on shared tasks, Holm-adjusted
     tables/comparisons_by_domain.{md,tex,csv}  the same within each domain (when there are several)
     tables/consistency.{md,tex,csv}            run-to-run noise per agent × domain (when a task has ≥ 2 trials)
+    tables/task_validity.{md,tex,csv}          the audit of the task definitions the runs embed (do-nothing bound)
+    tables/substantive.{md,tex,csv}            pass^1 on all tasks beside the substantive ones, per agent × domain
     figures/<name>.{pdf,png}               see ``FIGURES``
 """
 
@@ -53,6 +55,7 @@ FIGURES: dict[str, str] = {
     "leaderboard": "published leaderboard pass^1 beside the recomputed figures",
     "noise_floor": "per-trial pass^1 with the fixed-task mean and the band where one run lands",
     "flaky_tasks": "tasks × trials outcomes, the most undecided tasks first",
+    "substantive": "pass^1 on all tasks beside the substantive ones (not inaction-passable), with the do-nothing bound",
 }
 """Every figure the report can write, by file name (without extension)."""
 
@@ -80,6 +83,7 @@ class _Index:
     tables: list[tuple[str, str, list[Path]]] = field(default_factory=list)
     figures: list[tuple[str, str, list[Path]]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)  # Markdown the sections add to the index
 
     def rel(self, p: Path) -> str:
         return p.relative_to(self.out).as_posix()
@@ -155,6 +159,7 @@ def write_report(
     the README with the reason.
     """
     import tauk.plot as tp
+    from tauk.report_sections.validity import validity_section
     from tauk.stats import as_trials, compare_all, consistency, summarize
 
     if infra not in ("drop", "fail"):
@@ -203,6 +208,13 @@ def write_report(
     else:
         idx.skipped.append(("consistency", "one trial per task"))
 
+    # ---- task validity (tauk.report_sections.validity)
+    sec = validity_section(results, s_ad)
+    for name, what, table in sec.tables:
+        _write_table(idx, name, what, table)
+    idx.skipped += sec.skipped
+    idx.sections += sec.markdown
+
     # ---- figures
     figs: list[tuple[str, Callable[[], Any] | None, str]] = [
         ("pass_k_curve", lambda: tp.pass_k_curve(s_agent, **fs), ""),
@@ -218,6 +230,8 @@ def write_report(
          if s_agent.groups["avg_agent_cost"].drop_nulls().len() > 0 else None, "no agent_cost recorded"),
         ("noise_floor", (lambda: tp.noise_floor(cons, **fs)) if multi else None, "one trial per task"),
         ("flaky_tasks", (lambda: tp.flaky_tasks(cons, **fs)) if multi else None, "one trial per task"),
+        ("substantive", (lambda: tp.substantive_estimates(s_ad, **fs)) if any(n == "substantive" for n, _, _ in
+         sec.tables) else None, "no task definitions"),
     ]  # fmt: skip
     if leaderboard is not None:
         figs.append(("leaderboard", _leaderboard_maker(leaderboard, s_ad, figsize), ""))
@@ -289,6 +303,7 @@ def _readme(idx: _Index, trials: pl.DataFrame, runs: pl.DataFrame | None, opts: 
         "",
         markdown_table(overall_table(s_agent), level=2).rstrip(),
         "",
+        *idx.sections,
         "## Tables",
         "",
     ]

@@ -75,3 +75,16 @@ def test_console_script_and_bad_file(tmp_path):
     bad.write_text('{"simulations": [')
     p = subprocess.run([sys.executable, "-m", "tauk", "summary", str(bad)], capture_output=True, text=True)
     assert p.returncode == 2 and "bad.json" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_json_records_carry_the_counters(capsys):
+    """The README's JSON keys: every record has the HEAD counters with their denominator, as the library gives."""
+    import tauk
+
+    recs = _summary_json(capsys, "data", "--ci", "0")
+    s = tauk.stats.summarize(tauk.load("data"), by="run_id", ci=None)
+    lib = {r["run_id"]: r["counters"] for r in s.records()}
+    assert len(recs) == len(lib)
+    for rec in recs:
+        assert rec["counters"]["n_counted"] == rec["n_simulations"] - rec["infra_error_count"]
+        assert rec["counters"] in lib.values()

@@ -144,7 +144,7 @@ def test_tau2_files_db_verdicts(shared_data):
     failed = typed = passed = 0
     decisive_passed, exact_multiset_failed = [], 0
     evidence = json.loads(EVIDENCE.read_text()) if EVIDENCE.exists() else None
-    unexplained_with_evidence = 0
+    unexplained_with_evidence, typed_with_evidence = [], 0
     for path in _tau2_files(shared_data):
         brute = _tau2_brute(path)
         res = tauk.load(path)
@@ -166,22 +166,83 @@ def test_tau2_files_db_verdicts(shared_data):
                 if r["n_decisive"] > 0:
                     decisive_passed.append((path.name, sid))
         if evidence is not None and path.name in evidence:
-            ev = evidence[path.name]
-            rows = [(sid, int(k), None, v) for sid, e in ev.items() for k, v in e["calls"].items()] + \
-                   [(sid, None, int(k), v) for sid, e in ev.items() for k, v in e["gold"].items()]  # fmt: skip
-            frame = pl.DataFrame(rows, schema={"simulation_id": pl.String, "call_idx": pl.Int64,
-                                               "action_idx": pl.Int64, "changed_state": pl.Boolean},
-                                 orient="row").with_columns(run_id=pl.lit(res.run_ids[0]))  # fmt: skip
+            frame = _evidence_frame(evidence[path.name]).with_columns(run_id=pl.lit(res.run_ids[0]))
             td_ev = trial_deviations(res, evidence=frame).join(
                 res.trials.select("simulation_id", "recorded_db"), on="simulation_id")
-            unexplained_with_evidence += td_ev.filter((pl.col("recorded_db") == 1) & (pl.col("n_decisive") > 0)).height
+            unexplained_with_evidence += [(path.name, s) for s in td_ev.filter(
+                (pl.col("recorded_db") == 1) & (pl.col("n_decisive") > 0))["simulation_id"]]  # fmt: skip
+            typed_with_evidence += td_ev.filter((pl.col("recorded_db") == 0) & pl.col("deviation").is_not_null()).height
     assert failed == 213 and passed == 197  # the shared files' recorded verdicts
     assert typed / failed >= 0.95, (typed, failed)
     assert typed + exact_multiset_failed == failed
     # offline, the DB-passed simulations with a decisive deviation are the equivalent end states docs list
     assert len(decisive_passed) <= 0.06 * passed, decisive_passed
     if evidence is not None:
-        assert unexplained_with_evidence <= 0.01 * passed, unexplained_with_evidence
+        assert len(evidence) == len(_tau2_files(shared_data)), "replay evidence for every file"
+        # the DB-passed simulations whose deviations the replay does not explain (listed in the docs)
+        assert len(unexplained_with_evidence) <= 0.01 * passed, unexplained_with_evidence
+        assert typed_with_evidence / failed >= 0.95, (typed_with_evidence, failed)
+
+
+def _evidence_frame(ev: dict) -> pl.DataFrame:
+    """The replay's JSON (benchmarks/deviation_evidence_upstream.py, per call and --net) as an evidence= frame."""
+    rows = []
+    for sid, e in ev.items():
+        rows += [(sid, int(k), None, v, None) for k, v in e.get("calls", {}).items()]
+        rows += [(sid, None, int(k), v, None) for k, v in e.get("gold", {}).items()]
+        if "net_calls_changed" in e:
+            rows += [(sid, int(k), None, None, e["net_calls_changed"]) for k in e["net_calls"]]
+        if "net_gold_changed" in e:
+            rows += [(sid, None, int(k), None, e["net_gold_changed"]) for k in e["net_gold"]]
+    return pl.DataFrame(rows, schema={"simulation_id": pl.String, "call_idx": pl.Int64, "action_idx": pl.Int64,
+                                      "changed_state": pl.Boolean, "net_changed": pl.Boolean}, orient="row")  # fmt: skip
+
+
+def test_net_evidence_makes_cancelling_deviations_neutral():
+    """Two extra calls that each change the state but together do not (a reset, then a reboot that restores it):
+    per-call evidence leaves them decisive, net evidence makes them neutral; a missing gold action whose removal
+    changes the gold end state stays decisive; a wrong-argument pair needs both sides unchanged."""
+    trials = pl.DataFrame({"run_id": ["r"] * 2, "simulation_id": ["a", "b"], "task_id": ["t"] * 2,
+                           "domain": ["telecom"] * 2, "setup": ["telecom/normal/u/DB"] * 2, "format": ["tau2"] * 2,
+                           "reward": [1.0, 0.0], "n_messages": [3, 3]})  # fmt: skip
+    actions = pl.DataFrame({"run_id": ["r"] * 2, "task_id": ["t"] * 2, "action_idx": [0, 1],
+                            "name": ["toggle_data", "refuel_data"], "arguments": ["{}", '{"gb_amount":2}'],
+                            "requestor": ["user", "assistant"]})  # fmt: skip
+    calls = pl.DataFrame({
+        "run_id": ["r"] * 6, "simulation_id": ["a"] * 4 + ["b"] * 2, "call_idx": [0, 1, 2, 3, 0, 1],
+        "message_idx": [0, 1, 1, 2, 0, 1],
+        "name": ["toggle_data", "reset_apn_settings", "reboot_device", "refuel_data", "toggle_data", "refuel_data"],
+        "arguments": ["{}", "{}", "{}", '{"gb_amount":2}', "{}", '{"gb_amount":5}'],
+        "requestor": ["user", "user", "user", "assistant", "user", "assistant"],
+    })  # fmt: skip
+    messages = pl.DataFrame({"run_id": ["r"] * 6, "simulation_id": ["a"] * 3 + ["b"] * 3,
+                             "message_idx": [0, 1, 2] * 2, "role": ["user", "user", "assistant"] * 2})  # fmt: skip
+    res = {"trials": trials, "expected_actions": actions, "tool_calls": calls, "messages": messages,
+           "tasks": pl.DataFrame({"run_id": ["r"], "task_id": ["t"]})}  # fmt: skip
+    off = {r["simulation_id"]: r for r in trial_deviations(res).iter_rows(named=True)}
+    assert (off["a"]["n_extra"], off["a"]["n_decisive"]) == (2, 2)
+    assert (off["b"]["n_wrong_args"], off["b"]["n_decisive"]) == (1, 1)
+
+    def ev(rows):
+        return pl.DataFrame(rows, schema={"run_id": pl.String, "simulation_id": pl.String, "call_idx": pl.Int64,
+                                          "action_idx": pl.Int64, "changed_state": pl.Boolean,
+                                          "net_changed": pl.Boolean}, orient="row")  # fmt: skip
+
+    per_call = ev([("r", "a", 1, None, True, None), ("r", "a", 2, None, True, None)])
+    assert trial_deviations(res, evidence=per_call).filter(pl.col("simulation_id") == "a")["n_decisive"].item() == 2
+    net = ev([("r", "a", 1, None, None, False), ("r", "a", 2, None, None, False),
+              ("r", "b", 1, None, None, False), ("r", "b", None, 1, None, True)])  # fmt: skip
+    both = pl.concat([per_call, net])
+    dv = deviations(res, evidence=both)
+    a = dv.filter(pl.col("simulation_id") == "a")
+    assert a["neutral"].to_list() == ["no_net_change", "no_net_change"] and not a["decisive"].any()
+    # b: the wrong call changed nothing net, the gold action it replaced did: still decisive
+    b = dv.filter(pl.col("simulation_id") == "b")
+    assert b["decisive"].to_list() == [True] and b["neutral"].to_list() == [None]
+    b2 = deviations(res, evidence=ev([("r", "b", 1, None, None, False), ("r", "b", None, 1, None, False)]))
+    assert b2.filter(pl.col("simulation_id") == "b")["neutral"].to_list() == ["no_net_change"]
+    with pytest.raises(tauk.TaukError, match="net_changed"):
+        deviations(res, evidence=pl.DataFrame({"run_id": ["r"], "simulation_id": ["a"], "call_idx": [1]}))
 
 
 def test_kinds_on_a_constructed_trial():

@@ -254,3 +254,12 @@ def test_inaction_marks_and_summary(shared_data):
         tauk.tasks.inaction_marks(res, shared_data / "tasks" / "head_retail_tasks.json")
     table = tauk.tasks.inaction_section(res, by=("agent",))
     assert table.columns[0] == "agent" and "share" in table.columns
+
+
+def test_a_taubench_results_list_is_audited_as_results(shared_data):
+    """A τ-bench results file is a JSON list too: read as results (its records' tasks), not as a task list (which
+    defined each task once per trial and was refused)."""
+    path = shared_data / "taubench" / "gpt-4o_airline_4trials.json"
+    by_path = tauk.tasks.validity(path).bounds.select("n_tasks", "n_inaction_passable").row(0)
+    by_load = tauk.tasks.validity(tauk.load(path)).bounds.select("n_tasks", "n_inaction_passable").row(0)
+    assert by_path == by_load == (50, 19)

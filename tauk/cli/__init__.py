@@ -4,11 +4,13 @@ The outermost layer: each subcommand is a module here calling the public functio
 module imports this package.
 
     tauk summary PATH... [--by FIELDS] [--infra drop|fail] [--format table|json|csv|markdown] [--ci LEVEL ...]
+                 [--failed|--passed] [--task IDS] [--termination REASONS]
     tauk audit PATH... [--format table|json] [--tasks TASKS_FILE] [--replay [--workers N]]
     tauk score PATH... [--replay [--workers N]] [--tasks TASKS_FILE] [--evaluation TYPE] [--out FILE]
     tauk compare PATH... --a LABEL --b LABEL [--k K] [--by domain] [--format table|json|csv|markdown]
     tauk synth OUT_DIR ... | tauk synth --sample
     tauk report PATH... --out DIR
+    tauk html PATH... --out FILE [--failed|--passed|--all] [--task IDS] [--termination REASONS]
     tauk ingest SRC... --store DIR        (then any PATH may be the store)
     tauk export PATH... --out DIR [--frames runs,trials,...]
     tauk consistency PATH... [--by FIELDS] [--infra drop|fail] [--alpha A] [--format table|json|csv|markdown]
@@ -29,6 +31,7 @@ from tauk.cli import (
     compare,
     consistency,
     export,
+    html,
     ingest,
     leaderboard,
     reliability,
@@ -43,8 +46,8 @@ from tauk.errors import TaukError
 
 __all__ = ["COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, score, consistency, reliability, validity, leaderboard, report, ingest, export,
-               synth)
+SUBCOMMANDS = (summary, compare, audit, score, consistency, reliability, validity, leaderboard, report, html, ingest,
+               export, synth)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):

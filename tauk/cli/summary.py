@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any
 
 from tauk.cli._common import (
@@ -18,12 +19,18 @@ from tauk.cli._common import (
     split_list,
     write_table,
 )
+from tauk.cli._select import add_selection_args, selection_of
 from tauk.conventions import MIN_COVERAGE
+from tauk.errors import TaukError
 
 
 def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
     """The JSON records of ``tauk summary`` from a :class:`tauk.stats.Summary`: run (the source file when grouped
-    by run), the group keys, agent, domain, counts, avg_reward, avg_agent_cost, pass_hat_k."""
+    by run), the group keys, agent, domain, counts, avg_reward, avg_agent_cost, the inaction-passable counts and
+    share (:mod:`tauk.stats.substantive`), pass_hat_k (with its ``substantive`` figures per k) and counters
+    (upstream HEAD's metric counters with their denominator ``n_counted``)."""
+    from tauk.stats.substantive import GROUP_FIELDS
+
     sources = dict(zip(res.runs["run_id"], res.runs["source"]))
     out = []
     for r in s.records():
@@ -32,26 +39,45 @@ def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
             if c != "run_id":
                 rec[c] = r.get(c)
         for key in ("agent", "domain", "n_simulations", "n_tasks", "infra_error_count", "avg_reward",
-                    "avg_agent_cost", "n_planned", "n_dropped", "trial_coverage", "low_coverage", "rankable",
-                    "pass_hat_k"):  # fmt: skip
+                    "avg_agent_cost", *GROUP_FIELDS, "n_planned", "n_dropped", "trial_coverage", "low_coverage",
+                    "rankable", "pass_hat_k", "counters"):  # fmt: skip
             rec[key] = r.get(key)
         out.append(rec)
     return out
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
+    from tauk.io.frames.select import select_trials, selection_label
     from tauk.stats import summarize
 
     ci = ci_level(args)
     res = load_inputs(args)
     by = tuple(split_list(args.by) or ("run_id",))
-    s = summarize(res, by=by, k=parse_ks(args.k), infra=args.infra, ci=ci, method=args.method,
+    sel = selection_of(args)
+    label = selection_label(**sel)
+    data = res
+    if label is not None:  # the filter is applied to the trials before any statistic
+        data = select_trials(res.trials, **sel)
+        if data.height == 0:
+            raise TaukError(f"no simulation left to summarise after the filter ({label}) of {res.trials.height} loaded")
+    s = summarize(data, by=by, k=parse_ks(args.k), infra=args.infra, ci=ci, method=args.method,
                   resamples=args.resamples, seed=args.seed, pool_setups=args.pool_setups,
                   min_coverage=args.min_coverage)  # fmt: skip
     if args.format == "json":
-        print_json(summary_records(s, res))
+        records = summary_records(s, res)
+        if label is not None:
+            for rec in records:
+                rec["selection"] = label
+        print_json(records)
     else:
-        write_table(s.summary(), args)
+        table = s.summary()
+        if label is not None:
+            kept = data.height
+            note = (f"filter: {label} — {kept} of {res.trials.height} simulations; every figure is of these only "
+                    "(pass^k of failed simulations alone is 0 by construction)" if sel["failed"] else
+                    f"filter: {label} — {kept} of {res.trials.height} simulations; every figure is of these only")
+            table = replace(table, title=f"{table.title} ({label})", notes=(note, *table.notes))
+        write_table(table, args)
     return 0
 
 
@@ -67,5 +93,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         f"trials — infrastructure errors dropped, trial indices missing (default {MIN_COVERAGE})")
     add_format_args(p)
     add_ci_args(p)
+    add_selection_args(p)
     p.set_defaults(func=cmd_summary)
     return p

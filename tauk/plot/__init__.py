@@ -15,6 +15,7 @@ re-estimated here: intervals come from the result objects.
     leaderboard_ranks(ranking)           leaderboard rows ranked with intervals, tie groups shaded
     noise_floor(consistency)             per-trial pass^1, the fixed-task mean and the single-run band
     flaky_tasks(consistency_or_trials)   tasks × trials outcome grid, most undecided tasks first
+    substantive_estimates(summary, k=1)  pass^k on all tasks beside the substantive ones, and the do-nothing bound
 
 Style: :func:`style` (context manager), :func:`use_style` (global), :func:`agent_color` (one stable colour per
 agent), :func:`save` (byte-identical PDF / PNG / SVG, never cropped). Figures are created outside pyplot
@@ -48,6 +49,7 @@ from .noise import flaky_tasks, noise_floor
 from .passk import domain_estimates, pass_k_curve
 from .reliability import deviation_success, reliability_profile
 from .tasks import success_heatmap
+from .validity import substantive_estimates
 
 __all__ = [
     "deviation_success",
@@ -77,6 +79,7 @@ __all__ = [
     "noise_floor",
     "pareto_front",
     "pass_k_curve",
+    "substantive_estimates",
     "preset",
     "register_agents",
     "reset_agent_colors",

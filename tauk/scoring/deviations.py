@@ -22,8 +22,10 @@ would (``neutral``): ``errored`` (the call returned an error; a failing tool cha
 even number of identical extra calls of a ``toggle_*`` tool), ``list_order`` / ``extra_fields`` (the differing
 arguments hold the same list elements in another order / the gold's fields and more), ``same_side_order`` (an
 order deviation among writes of one side: τ²-bench derives the user's device state from the agent's database at
-each user action, so only order *across* the agent / user sides is taken to matter). Read-only deviations are
-counted apart and never decisive. Tools the table does not know are counted (``n_unknown_calls``) and left out.
+each user action, so only order *across* the agent / user sides is taken to matter); with replay evidence
+(``evidence=``) also ``no_state_change`` / ``gold_no_change`` (the call / gold action changed nothing on replay) and
+``no_net_change`` (replayed without the trial's decisive deviations, the end state is the same). Read-only
+deviations are counted apart and never decisive. Tools the table does not know are counted (``n_unknown_calls``) and left out.
 
 Calls are compared whatever their requestor (τ²-bench's ACTION check pools assistant and user calls); the side
 classifies the tool (telecom's user-side tools; in solo runs the agent holds both toolkits). banking_knowledge's
@@ -78,6 +80,9 @@ NEUTRAL_REASONS = {
     "extra_fields": "the differing arguments hold the gold's fields and more (typed tool arguments drop the rest)",
     "no_state_change": "replay evidence: the call left the state as it was",
     "gold_no_change": "replay evidence: the gold action leaves the state as it was (it fails in replay)",
+    "no_net_change": "replay evidence: without the trial's decisive deviating calls (the gold without its deviating "
+                     "actions) the replay ends in the same state — together they changed nothing (e.g. a reset a "
+                     "later reboot undoes)",
     "same_side_order": "writes of one side out of gold order (only order across the agent / user sides is taken "
                        "to change the end state)",
 }  # fmt: skip
@@ -251,6 +256,11 @@ class _Built:
             .then(pl.lit("no_state_change"))
             .when((pl.col("kind") == "missing") & (pl.col("_gold_changed") == False))  # noqa: E712
             .then(pl.lit("gold_no_change"))
+            .when(((pl.col("kind") == "extra") & (pl.col("_call_net") == False))  # noqa: E712
+                  | ((pl.col("kind") == "missing") & (pl.col("_gold_net") == False))  # noqa: E712
+                  | ((pl.col("kind") == "wrong_args") & (pl.col("_call_net") == False)  # noqa: E712
+                     & (pl.col("_gold_net") == False)))  # noqa: E712
+            .then(pl.lit("no_net_change"))
             .when((pl.col("kind") == "extra") & pl.col("_toggle").fill_null(False)).then(pl.lit("toggle_pair"))
             .when(pl.col("kind") == "wrong_args").then(pl.col("_equiv"))
             .when((pl.col("kind") == "order") & ~pl.col("cross_side").fill_null(False))
@@ -277,18 +287,26 @@ class _Built:
         return items
 
     def _join_evidence(self, items: pl.DataFrame) -> pl.DataFrame:
-        """``_call_changed`` / ``_gold_changed``: what replay evidence says the call / gold action did (null: no
-        evidence)."""
+        """``_call_changed`` / ``_gold_changed``: what replay evidence says the call / gold action did; ``_call_net``
+        / ``_gold_net``: whether removing the trial's deviating calls / gold actions changed the replay's end state
+        (null: no evidence)."""
         ev = self._evidence
         keys = self.trials.select("_sid", "run_id", "simulation_id")
         if ev is None:
-            return items.with_columns(_call_changed=pl.lit(None, pl.Boolean), _gold_changed=pl.lit(None, pl.Boolean))
+            return items.with_columns(_call_changed=pl.lit(None, pl.Boolean), _gold_changed=pl.lit(None, pl.Boolean),
+                                      _call_net=pl.lit(None, pl.Boolean), _gold_net=pl.lit(None, pl.Boolean))
         ev = ev.join(keys, on=["run_id", "simulation_id"], how="inner")
-        calls = ev.filter(pl.col("call_idx").is_not_null()).select("_sid", "call_idx", _call_changed="changed_state")
-        golds = ev.filter(pl.col("action_idx").is_not_null()).select("_sid", "action_idx",
-                                                                       _gold_changed="changed_state")  # fmt: skip
-        return items.join(calls.unique(["_sid", "call_idx"]), on=["_sid", "call_idx"], how="left").join(
-            golds.unique(["_sid", "action_idx"]), on=["_sid", "action_idx"], how="left")
+
+        def side(col: str, prefix: str) -> pl.DataFrame:
+            rows = ev.filter(pl.col(col).is_not_null())
+            out = None
+            for src, name in (("changed_state", f"_{prefix}_changed"), ("net_changed", f"_{prefix}_net")):
+                one = rows.filter(pl.col(src).is_not_null()).group_by("_sid", col).agg(pl.col(src).any().alias(name))
+                out = one if out is None else out.join(one, on=["_sid", col], how="full", coalesce=True)
+            return out
+
+        return items.join(side("call_idx", "call"), on=["_sid", "call_idx"], how="left").join(
+            side("action_idx", "gold"), on=["_sid", "action_idx"], how="left")
 
     def _turns(self) -> pl.DataFrame:
         """``_sid, message_idx, turn``: the 0-based position of each message among the user / assistant messages
@@ -373,19 +391,22 @@ class _Built:
 def _check_evidence(evidence: Any) -> pl.DataFrame | None:
     if evidence is None:
         return None
-    need = {"run_id", "simulation_id", "changed_state"}
+    need = {"run_id", "simulation_id"}
     if not isinstance(evidence, pl.DataFrame) or not need <= set(evidence.columns) or not (
-            {"call_idx", "action_idx"} & set(evidence.columns)):  # fmt: skip
-        raise TaukError("evidence= takes a frame with run_id, simulation_id, changed_state and call_idx and / or "
-                        "action_idx (what a replay says each call / gold action did to the state); got "
+            {"call_idx", "action_idx"} & set(evidence.columns)) or not (
+            {"changed_state", "net_changed"} & set(evidence.columns)):  # fmt: skip
+        raise TaukError("evidence= takes a frame with run_id, simulation_id, call_idx and / or action_idx, and "
+                        "changed_state and / or net_changed (what a replay says each call / gold action did to the "
+                        "state, alone / together with the trial's other deviations); got "
                         f"{type(evidence).__name__}{' with columns ' + str(evidence.columns) if isinstance(evidence, pl.DataFrame) else ''}")  # fmt: skip
     out = evidence
-    for c in ("call_idx", "action_idx"):
+    for c, t in (("call_idx", pl.Int64), ("action_idx", pl.Int64), ("changed_state", pl.Boolean),
+                 ("net_changed", pl.Boolean)):  # fmt: skip
         if c not in out.columns:
-            out = out.with_columns(pl.lit(None, pl.Int64).alias(c))
+            out = out.with_columns(pl.lit(None, t).alias(c))
     return out.select(pl.col("run_id").cast(pl.String), pl.col("simulation_id").cast(pl.String),
                       pl.col("call_idx").cast(pl.Int64), pl.col("action_idx").cast(pl.Int64),
-                      pl.col("changed_state").cast(pl.Boolean))  # fmt: skip
+                      pl.col("changed_state").cast(pl.Boolean), pl.col("net_changed").cast(pl.Boolean))  # fmt: skip
 
 
 def _build(results: Any, tasks: Any, evidence: Any = None) -> _Built:
@@ -405,9 +426,13 @@ def deviations(results: Any, *, tasks: Any = None, evidence: pl.DataFrame | None
         expected_actions)`` pair or a :class:`tauk.Results`; default: the definitions each run embeds.
     evidence
         Optional replay evidence: a frame ``run_id, simulation_id, call_idx`` and / or ``action_idx``,
-        ``changed_state`` (did replaying that call / gold action change the state?). A deviating call that changed
-        nothing is neutral (``no_state_change``), so is a missing gold action that changes nothing
-        (``gold_no_change``: e.g. a gold write that fails in upstream's own replay).
+        ``changed_state`` (did replaying that call / gold action change the state?) and / or ``net_changed`` (did
+        the replay's end state change when the trial's decisive deviating calls / gold actions were all left out?).
+        A deviating call that changed nothing is neutral (``no_state_change``), so is a missing gold action that
+        changes nothing (``gold_no_change``: e.g. a gold write that fails in upstream's own replay); deviations whose
+        removal leaves the end state as it was are neutral together (``no_net_change``; a wrong-argument pair needs
+        both its call and its gold action so). ``benchmarks/deviation_evidence_upstream.py`` makes both kinds with
+        τ²-bench's own environments.
 
     Returns
     -------

@@ -23,6 +23,7 @@ IntervalOptions(ci=0.95, method='model', resamples=9999, seed=0)
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -33,6 +34,7 @@ from tauk.conventions import (
     CI_METHOD,
     CI_METHODS,
     INFRA_RULES,
+    MAX_RESAMPLES,
     PAIRED_TEST,
     PAIRED_TESTS,
     RESAMPLES,
@@ -76,8 +78,15 @@ class IntervalOptions:
             check_level(ci)
         if not isinstance(method, str) or method.lower() not in CI_METHODS:
             raise TaukError(f"method must be one of {CI_METHODS}, got {method!r}")
+        if isinstance(resamples, bool) or not isinstance(resamples, numbers.Integral):
+            raise TaukError(f"resamples must be an integer, got {resamples!r}")
         if resamples < 1:
             raise TaukError("resamples must be ≥ 1")
+        if resamples > MAX_RESAMPLES:
+            raise TaukError(
+                f"resamples must be ≤ {MAX_RESAMPLES:,} (got {resamples:,}): a bootstrap keeps one float per "
+                f"resample and statistic, {resamples * 8 / 1e9:.1f} GB each here"
+            )
         object.__setattr__(self, "method", method.lower())
 
     @property

@@ -205,7 +205,7 @@ def pass_hat_k(
     by
         Column(s) to group by (default one group per run); ``None`` for a single group.
     k
-        An int or several; default 1 … min(num_trials, min_t n_t) per group. Any k may be asked for: tasks with
+        An int or several; default 1 … min(num_trials, min_t n_t, 16) per group (:data:`~tauk.conventions.DEFAULT_K_MAX`). Any k may be asked for: tasks with
         n_t < k are left out of that k, counted in ``n_tasks_excluded`` and reported with a
         :class:`tauk.StatsWarning`.
     ci

@@ -26,6 +26,7 @@ from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, 
 from .intervals.group import interval_notes
 from .missing import BOUND_FIELDS, add_missing, check_min_coverage, coverage_notes
 from .options import IntervalOptions, interval_options
+from .substantive import SUBSTANTIVE_FIELDS, substantive_figures, substantive_notes
 from .tasks import (
     SETUP_NOTE,
     as_trials,
@@ -77,6 +78,10 @@ class Summary:
     trial_coverage (kept / planned trials), low_coverage (below ``min_coverage``) and rankable (not flagged);
     ``pass_hat_k`` has estimate_dropped_fail / _success with ci_low_… / ci_high_… (pass^k and its interval with
     every dropped trial a failure / a success; the estimate and its interval where nothing was dropped).
+    Task validity (:mod:`tauk.stats.substantive`): ``groups`` gains ``n_tasks_inaction_passable``,
+    ``n_tasks_inaction_unknown``, ``n_tasks_substantive``, ``share_successes_inaction_passable`` and
+    ``task_definitions``; ``pass_hat_k`` the ``substantive_*`` columns (pass^k on the tasks a do-nothing agent fails,
+    with its own interval; null where the runs embed no task definitions).
     """
 
     by: tuple[str, ...]
@@ -99,8 +104,10 @@ class Summary:
         return IntervalOptions(self.ci, self.method, self.resamples, self.seed)
 
     def to_frame(self) -> pl.DataFrame:
-        """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …}."""
-        fields = [c for c in LONG_SCHEMA] + [f for f in BOUND_FIELDS if f in self.pass_hat_k.columns]
+        """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …,
+        substantive_estimate, …, estimate_dropped_fail, …}."""
+        fields = [*LONG_SCHEMA, *(c for c in self.pass_hat_k.columns if c.startswith("substantive_")),
+                  *(f for f in BOUND_FIELDS if f in self.pass_hat_k.columns)]
         if not self.by:
             nested = self.pass_hat_k.select(pl.struct(fields).implode().alias("pass_hat_k"))
             if self.groups.height == 0:
@@ -120,14 +127,18 @@ class Summary:
     def records(self) -> list[dict[str, Any]]:
         """JSON-ready dicts (``tauk summary --format json``): group keys, group metrics and
         ``pass_hat_k: {"1": {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun", "rerun_ci_low", "rerun_ci_high",
-        "interval_method", "rerun_interval_method", "model_check_p", "model_check_passed"}, …}`` (null where
-        undefined)."""
+        "interval_method", "rerun_interval_method", "model_check_p", "model_check_passed", "substantive": {"n_tasks",
+        "estimate", "ci_low", …}}, …}`` (null where undefined; the substantive tasks: :mod:`tauk.stats.substantive`,
+        whose counts and share are group metrics)."""
         by = list(self.by)
         per: dict[tuple, dict[str, Any]] = {}
         other = self.other_infra_column
         for r in self.pass_hat_k.iter_rows(named=True):
             per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r.get(f) for f in (*ESTIMATE_FIELDS, other,
                                                                                             *BOUND_FIELDS)}
+            if "substantive_estimate" in r:
+                per[tuple(r[c] for c in by)][str(r["k"])]["substantive"] = {f: r[f"substantive_{f}"]
+                                                                            for f in SUBSTANTIVE_FIELDS}  # fmt: skip
         counted: dict[tuple, dict[str, Any]] = {}
         if self.counters is not None:
             for r in self.counters.iter_rows(named=True):
@@ -158,6 +169,11 @@ class Summary:
         if dropped:  # kept / planned, and pass^k's bounds with the dropped trials failed / succeeded
             cols += ["kept/planned"] + [f"pass^{k} if dropped={s}" for k in ks for s in ("fail", "success")]
             fields += ["trial_coverage"] + [f"pass_hat_{k}_dropped_{s}" for k in ks for s in ("fail", "success")]
+        sub = "task_definitions" in self.groups.columns  # the substantive figures (tauk.stats.substantive)
+        if sub:
+            cols += ["inaction-passable", *(f"substantive pass^{k}" for k in ks), "successes on inaction-passable"]
+            fields += ["n_tasks_inaction_passable", *(f"substantive_pass_hat_{k}" for k in ks),
+                       "share_successes_inaction_passable"]  # fmt: skip
         rows = []
         for r in self.records():
             cells: list[Any] = [r[c] for c in self.by]
@@ -174,6 +190,12 @@ class Summary:
                     for s in ("fail", "success"):
                         cells.append(Interval(v.get(f"estimate_dropped_{s}"), v.get(f"ci_low_dropped_{s}"),
                                               v.get(f"ci_high_dropped_{s}")))  # fmt: skip
+            if sub:
+                cells.append(r["n_tasks_inaction_passable"])
+                for k in ks:
+                    v = (r["pass_hat_k"].get(str(k)) or {}).get("substantive") or {}
+                    cells.append(Interval(v.get("estimate"), v.get("ci_low"), v.get("ci_high")))
+                cells.append(r["share_successes_inaction_passable"])
             rows.append(cells)
         notes = [
             f"infrastructure errors: {'dropped before every metric' if self.infra == 'drop' else 'counted as failed trials'}",
@@ -186,6 +208,7 @@ class Summary:
         if self.split_by_setup:
             notes.append(SETUP_NOTE)
         notes += list(self.pooling)
+        notes += substantive_notes(self.groups, self.by)
         note = self._other_infra_note()
         if note:
             notes.append(note)
@@ -256,6 +279,7 @@ def summarize(
     pool_setups: bool = False,
     options: IntervalOptions | None = None,
     min_coverage: float = MIN_COVERAGE,
+    marks: Any = None,
 ) -> Summary:
     """The upstream metrics per group (docs/spec.md §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
     default; see :func:`pass_hat_k`).
@@ -270,7 +294,7 @@ def summarize(
     by
         Column(s) to group by (default one group per run); ``None`` for a single group.
     k
-        The k of pass^k (default 1 … min(num_trials, min_t n_t) per group); see :func:`pass_hat_k`.
+        The k of pass^k (default 1 … min(num_trials, min_t n_t, 16) per group); see :func:`pass_hat_k`.
     ci
         Confidence level (default :data:`tauk.conventions.CI_LEVEL`); ``None`` for no interval (then only the
         standard errors; much faster).
@@ -281,6 +305,11 @@ def summarize(
         missing) is flagged (``low_coverage``) and not ranked (default :data:`tauk.conventions.MIN_COVERAGE`);
         every group reports its trial coverage and the bounds of pass^k with its dropped trials counted as
         failures and as successes (:mod:`tauk.stats.missing`).
+    marks
+        Which tasks are inaction-passable, for the substantive figures (:mod:`tauk.stats.substantive`): None — from
+        the task definitions a :class:`tauk.Results` (or store) embeds, none for a trials frame or counts; a frame
+        of :func:`tauk.tasks.inaction_marks` (e.g. with the task file of a run that embeds none); False — not
+        computed.
 
     Returns
     -------
@@ -344,13 +373,16 @@ def summarize(
         grows["rewards"].append("none" if not g.evaluated else "fractional" if g.n_fractional else "binary")
     if ks is not None:
         warn_excluded(by_t, keyed, stacklevel=4)
+    sub = substantive_figures(trials, df, by_t, keyed, groups, opts, progress, marks)
     schema = {c: df.schema[c] for c in by_t}
     schema.update(gschema)
     gframe = pl.DataFrame(grows, schema=schema)
     runs = getattr(trials, "runs", None)
     if by_t == ("run_id",) and isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         gframe = _add_empty_runs(gframe, runs)
+    gframe = sub.with_groups(gframe)
     long = _with_other_infra(long_frame(by_t, df.schema, keyed), raw, df, by_t, ks, infra, reward)
+    long = sub.with_long(long)
     long, gframe = add_missing(long, gframe, df, by_t, ks, opts, min_coverage)
     counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
     pooling = _pooling_notes(trials, df, by_t) if pool_setups else ()

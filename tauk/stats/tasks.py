@@ -46,7 +46,7 @@ import numpy as np
 import polars as pl
 from scipy.special import comb
 
-from tauk.conventions import INFRA, INFRA_REASON, SUCCESS_TOL, TASK_KEY, success_expr
+from tauk.conventions import DEFAULT_K_MAX, INFRA, INFRA_REASON, SUCCESS_TOL, TASK_KEY, success_expr
 from tauk.errors import TaukError
 
 from .options import check_infra
@@ -268,10 +268,11 @@ class GroupTasks:
         return int(self.n.size)
 
     def default_ks(self) -> tuple[int, ...]:
-        """k = 1 … min(num_trials, min_t n_t) (docs/spec.md §3); empty when there are no tasks."""
+        """k = 1 … min(num_trials, min_t n_t, :data:`~tauk.conventions.DEFAULT_K_MAX`) (docs/spec.md §3); empty when
+        there are no tasks."""
         if self.T == 0:
             return ()
-        kmax = int(self.n.min())
+        kmax = min(int(self.n.min()), DEFAULT_K_MAX)
         if self.num_trials is not None:
             kmax = min(kmax, int(self.num_trials))
         return tuple(range(1, kmax + 1))

@@ -19,6 +19,7 @@ import polars as pl
 
 from tauk.errors import TaukError
 from tauk.io.files import bounded_nesting, read_bytes
+from tauk.io.formats import list_kind
 from tauk.io.frames import tasks_from_list
 from tauk.io.load import task_list
 from tauk.tasks.tools import classify_tools, tool_table
@@ -128,6 +129,11 @@ def _read_path(path: Path) -> tuple[str, Any]:
                 data: Any = {k: msgspec.json.decode(v) for k, v in top.items()}
             else:
                 data = msgspec.json.decode(raw)
+                if isinstance(data, list) and data and isinstance(data[0], Mapping) and \
+                        list_kind(set(data[0])) != "tasks":  # fmt: skip
+                    from tauk.results import load  # a list of τ-bench records or τ²-bench simulations
+
+                    return "results", load(path)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         return "other", f"not JSON ({exc})"
     if _split_file(data):

@@ -34,9 +34,13 @@ def test_interval_options_are_checked_frozen_and_lower_case():
     with pytest.raises(dataclasses.FrozenInstanceError):
         o.ci = 0.5  # type: ignore[misc]
     assert o.replace(method="t") == IntervalOptions(0.9, "t", 99, 3)
-    for bad in ({"ci": 0.0}, {"ci": 1.0}, {"ci": 1.5}, {"method": "nope"}, {"method": 3}, {"resamples": 0}):
+    for bad in ({"ci": 0.0}, {"ci": 1.0}, {"ci": 1.5}, {"method": "nope"}, {"method": 3}, {"resamples": 0},
+                {"resamples": 2.5}, {"resamples": True}):  # fmt: skip
         with pytest.raises(TaukError):
             IntervalOptions(**bad)
+    with pytest.raises(TaukError, match="≤ 10,000,000 .* 8.0 GB each"):  # refused before any work: no 8 GB matrix
+        IntervalOptions(resamples=10**9)
+    assert IntervalOptions(resamples=conventions.MAX_RESAMPLES).resamples == conventions.MAX_RESAMPLES
     assert IntervalOptions(ci=None).level == conventions.CI_LEVEL  # where an interval is always given
 
 

@@ -95,3 +95,19 @@ def test_grouping_by_any_columns_and_task_identity():
     apart = summarize(df, by="agent", ci=None)
     assert apart.by == ("agent", "setup") and apart.groups.height == 2
     assert any("span several setups" in n for n in apart.summary().notes)
+
+
+def test_default_k_list_stays_readable_with_many_trials():
+    """10 tasks × 40 trials: the default k list stops at DEFAULT_K_MAX (not 40 columns); a larger k asked for is
+    computed (C(c,k)/C(n,k) against an independent count)."""
+    from tauk.conventions import DEFAULT_K_MAX
+
+    rng = np.random.default_rng(5)
+    rows = [{"task_id": f"t{t}", "trial": i, "reward": float(rng.random() < 0.9)} for t in range(10) for i in range(40)]
+    trials = make_trials(rows)
+    res = pass_hat_k(trials, by=None, ci=None).to_frame()
+    assert res["k"].to_list() == list(range(1, DEFAULT_K_MAX + 1))
+    asked = pass_hat_k(trials, by=None, k=30, ci=None).to_frame()
+    c = [sum(r["reward"] for r in rows if r["task_id"] == f"t{t}") for t in range(10)]
+    want = np.mean([math.comb(int(x), 30) / math.comb(40, 30) for x in c])
+    assert asked["estimate"].to_list() == [pytest.approx(want)]

@@ -3,10 +3,19 @@ beside it), resource consistency (coefficients of variation) and trajectory cons
 a mean over tasks of a value whose expectation does not depend on the number of trials, with a task-level interval.
 
 Modules: :mod:`~tauk.stats.reliability.estimators` (array kernels), :mod:`~tauk.stats.reliability.profile` (the
-function and its result). Measurements: docs/reliability.md.
+function and its result). Measurements: docs/failure_attribution_and_reliability.md.
 """
 
-from .estimators import c4, cv_unbiased_sd, edit_similarity, outcome_plugin, outcome_u, t_interval
+from .estimators import (
+    c4,
+    cv_unbiased_sd,
+    edit_similarity,
+    outcome_plugin,
+    outcome_u,
+    skew_t_interval,
+    subsample_prediction_interval,
+    t_interval,
+)
 from .profile import METRICS, RESOURCES, ReliabilityProfile, reliability
 
 __all__ = [
@@ -19,5 +28,7 @@ __all__ = [
     "outcome_plugin",
     "outcome_u",
     "reliability",
+    "skew_t_interval",
+    "subsample_prediction_interval",
     "t_interval",
 ]

@@ -9,7 +9,12 @@ of trials K, and the task-level interval.
 * :func:`pairwise_jsd` — Jensen–Shannon divergence (base 2, in [0, 1]) between two trials' tool-name distributions;
   :func:`edit_similarity` — 1 − Levenshtein(a, b) / max(|a|, |b|) of two tool-call sequences, vectorised over pairs.
   Averaged over the *pairs* of a task's trials (a U-statistic), neither depends on how many trials there are.
-* :func:`t_interval` — mean ± t(T − 1)·sd/√T over the tasks' values (tasks are the sampling unit).
+* :func:`t_interval` — mean ± t(T − 1)·sd/√T over the tasks' values (tasks are the sampling unit);
+  :func:`skew_t_interval` — the same shifted by Johnson's (1978) skewness correction m₃/(6s²T) (outcome consistency:
+  the per-task U values are skewed, and the plain t interval covered 93.5 % at T = 20, K = 8);
+  :func:`wilson_outcome_interval` — outcome consistency with 2 trials a task (U_t = ±1).
+* :func:`subsample_prediction_interval` — where the estimate from a random k of each task's n trials falls, given
+  the n-trial data (E[U_k | c] = U_n exactly; the variance from the hypergeometric draw).
 """
 
 from __future__ import annotations
@@ -19,8 +24,7 @@ from scipy import special
 from scipy import stats as sstats
 
 __all__ = ["outcome_u", "outcome_plugin", "cv_unbiased_sd", "c4", "edit_similarity", "edit_similarity_padded",
-           "t_interval",
-           "wilson_outcome_interval"]
+           "skew_t_interval", "subsample_prediction_interval", "t_interval", "wilson_outcome_interval"]
 
 
 def outcome_u(n: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -151,6 +155,56 @@ def t_interval(values: np.ndarray, level: float) -> tuple[float, float, float, f
     se = float(v.std(ddof=1) / np.sqrt(T))
     q = float(sstats.t.ppf(0.5 + level / 2, T - 1))
     return (mean, se, mean - q * se, mean + q * se, T)
+
+
+def skew_t_interval(values: np.ndarray, level: float) -> tuple[float, float, float, float, int]:
+    """``(mean, se, low, high, T)``: :func:`t_interval` shifted by Johnson's (1978) correction for skewness,
+    m₃/(6·s²·T) (m₃ the third central sample moment, s² the sample variance), which removes the first-order effect of
+    skewed task values on the coverage; the same as :func:`t_interval` for symmetric values.
+
+    >>> [round(x, 4) for x in skew_t_interval(np.array([0.0, 0.0, 0.0, 1.0]), 0.95)]
+    [0.25, 0.25, -0.53, 1.0612, 4]
+    """
+    mean, se, lo, hi, T = t_interval(values, level)
+    if T < 2 or not se > 0:
+        return (mean, se, lo, hi, T)
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    d = v - mean
+    shift = float(np.mean(d**3) / (6.0 * np.var(v, ddof=1) * T))
+    return (mean, se, lo + shift, hi + shift, T)
+
+
+def subsample_prediction_interval(n: np.ndarray, c: np.ndarray, k: int, level: float
+                                  ) -> tuple[float, float, float, float]:  # fmt: skip
+    """``(centre, sd, low, high)``: where the outcome consistency of a random ``k`` of each task's trials would
+    fall, given the data (task t: c_t successes in n_t ≥ k trials; tasks with n_t < 2 dropped).
+
+    A subsample's count is hypergeometric, c′ ~ H(n_t, c_t, k), and the U-statistic of the k-subset averages the
+    same pair kernel over fewer pairs, so E[U_k | c_t] = U_n(c_t) exactly: the centre is the n-trial estimate, the
+    spread the sum over tasks of Var(U_k | c_t) (for k = 2, 1 − U_n(c_t)²), and the interval centre ± z·sd (a sum
+    of independent bounded terms). This — not the n-trial *confidence* interval, which is about the population
+    value — is what "a K = 2 run's estimate agrees with the K = 8 run's" can be checked against.
+
+    >>> [round(x, 4) for x in subsample_prediction_interval(np.array([8, 8, 8]), np.array([8, 4, 1]), 2, 0.95)]
+    [0.4524, 0.4384, -0.4068, 1.3116]
+    """
+    n = np.asarray(n, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    keep = n >= max(k, 2)
+    n, c = n[keep], c[keep]
+    T = n.size
+    if T == 0 or k < 2:
+        return (np.nan, np.nan, np.nan, np.nan)
+    cs = np.arange(k + 1)
+    pmf = sstats.hypergeom.pmf(cs[None, :], n[:, None], c[:, None], k)
+    uk = 1.0 - 4.0 * cs * (k - cs) / (k * (k - 1.0))
+    mean_t = pmf @ uk
+    var_t = np.maximum(pmf @ uk**2 - mean_t**2, 0.0)
+    centre = float(mean_t.mean())
+    sd = float(np.sqrt(var_t.sum()) / T)
+    z = float(sstats.norm.ppf(0.5 + level / 2))
+    return (centre, sd, centre - z * sd, centre + z * sd)
 
 
 def wilson_outcome_interval(u: np.ndarray, level: float) -> tuple[float, float, float, float, int]:

@@ -19,7 +19,9 @@ normalised edit similarity 1 − Levenshtein/max length of the tool-call sequenc
 
 Every figure is a mean over tasks of a per-task value whose expectation does not depend on the number of trials, and
 its interval is the task-level t interval (tasks are the sampling unit; it covers the mean over a population of
-tasks, ``benchmarks/reliability_calibration.py``).
+tasks, ``benchmarks/reliability_calibration.py``); outcome consistency's is shifted by Johnson's skewness correction
+(:func:`~tauk.stats.reliability.estimators.skew_t_interval`), or with 2 trials a task the Wilson interval of the share
+of tasks whose trials disagree.
 
 Examples
 --------
@@ -39,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy import sparse
 
 from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError
@@ -49,6 +52,7 @@ from .estimators import (
     edit_similarity_padded,
     outcome_plugin,
     outcome_u,
+    skew_t_interval,
     t_interval,
     wilson_outcome_interval,
 )
@@ -147,7 +151,8 @@ class ReliabilityProfile:
         pct = f"{round(self.ci * 100, 6):g} %"
         notes = (
             f"intervals: task-level t interval at {pct} over the per-task values (tasks are the sampling unit); "
-            "outcome consistency with 2 trials a task: the Wilson interval of the share of tasks whose trials disagree",
+            "outcome consistency: the t interval shifted by Johnson's skewness correction m3/(6 s^2 T); with 2 trials "
+            "a task: the Wilson interval of the share of tasks whose trials disagree",
             "outcome consistency: mean over tasks with >= 2 kept trials of 1 - 4c(n-c)/(n(n-1)), unbiased for "
             "(2p-1)^2 at any number of trials; the HAL plug-in is shown for comparison with published numbers only",
             "CV: (s/c4(n))/mean per task (lower = more consistent); cost = agent + user cost; turns = messages that "
@@ -225,28 +230,30 @@ def _trajectory_values(tr: pl.DataFrame, calls: pl.DataFrame | None, keys: list[
     grp = ok.select("_i", *keys)
     pairs = grp.join(grp, on=keys, how="inner", suffix="_b", nulls_equal=True).filter(pl.col("_i") < pl.col("_i_b"))
     pairs = pairs.select(*keys, _a="_i", _b="_i_b").with_row_index("_p")
-    # Jensen-Shannon divergence (base 2) of the two tool-name distributions
-    dist = seq.group_by("_i", "_code").agg(_k=pl.len()).with_columns(_q=pl.col("_k") / pl.col("_k").sum().over("_i"))
-    ent = dist.group_by("_i").agg(_h=-(pl.col("_q") * pl.col("_q").log(2)).sum())
-    both = pl.concat([
-        pairs.select("_p", _i="_a").join(dist.select("_i", "_code", "_q"), on="_i"),
-        pairs.select("_p", _i="_b").join(dist.select("_i", "_code", "_q"), on="_i"),
-    ])  # fmt: skip
-    hm = both.group_by("_p", "_code").agg(_m=pl.col("_q").sum() / 2).group_by("_p").agg(
-        _hm=-(pl.col("_m") * pl.col("_m").log(2)).sum())  # fmt: skip
-    j = (
-        pairs.join(hm, on="_p", how="left")
-        .join(ent.rename({"_i": "_a", "_h": "_ha"}), on="_a", how="left")
-        .join(ent.rename({"_i": "_b", "_h": "_hb"}), on="_b", how="left")
-        .with_columns(pl.col("_hm", "_ha", "_hb").fill_null(0.0))
-        .with_columns(_jsd=(pl.col("_hm") - (pl.col("_ha") + pl.col("_hb")) / 2).clip(0.0, 1.0))
-        # two trials without any tool call have the same (empty) distribution; one empty and one not: maximal
-        .join(dist.group_by("_i").len().rename({"_i": "_a", "len": "_na"}), on="_a", how="left")
-        .join(dist.group_by("_i").len().rename({"_i": "_b", "len": "_nb"}), on="_b", how="left")
-        .with_columns(_jsd=pl.when(pl.col("_na").is_null() & pl.col("_nb").is_null()).then(0.0)
-                      .when(pl.col("_na").is_null() | pl.col("_nb").is_null()).then(1.0).otherwise("_jsd"))
-        .sort("_p")
-    )  # fmt: skip
+    # Jensen-Shannon divergence (base 2) of the two tool-name distributions: each trial's distribution a sparse row
+    # over the tool codes, H(M) − (H(A) + H(B))/2 with scipy.sparse, a chunk of pairs at a time
+    dist = seq.group_by("_i", "_code").agg(_k=pl.len())
+    n_codes = codes.height + 1  # a null name gets the last code
+    rows = dist["_i"].to_numpy().astype(np.int64)
+    k = dist["_k"].to_numpy().astype(np.float64)
+    tot = np.bincount(rows, weights=k, minlength=ok.height)
+    q = k / tot[rows]
+    P = sparse.csr_matrix((q, (rows, dist["_code"].cast(pl.Int64).fill_null(n_codes - 1).to_numpy())),
+                          shape=(ok.height, n_codes))  # fmt: skip
+    h = np.bincount(rows, weights=-q * np.log2(q), minlength=ok.height)
+    ia, ib = pairs["_a"].to_numpy(), pairs["_b"].to_numpy()
+    jsd = np.empty(ia.size, dtype=np.float64)
+    step = 1 << 18
+    for s0 in range(0, ia.size, step):
+        a, b = ia[s0:s0 + step], ib[s0:s0 + step]
+        m = ((P[a] + P[b]) * 0.5).tocsr()
+        m.data = -m.data * np.log2(m.data)
+        jsd[s0:s0 + step] = np.asarray(m.sum(axis=1)).ravel() - (h[a] + h[b]) / 2
+    jsd = np.clip(jsd, 0.0, 1.0)
+    # two trials without any tool call have the same (empty) distribution; one empty and one not: maximal
+    ea, eb = tot[ia] == 0, tot[ib] == 0
+    jsd = np.where(ea & eb, 0.0, np.where(ea | eb, 1.0, jsd))
+    j = pairs.with_columns(_jsd=pl.Series(jsd)).sort("_p")
     # every successful trial's tool-call sequence as a padded row of integer codes (row = _i)
     seq = seq.with_columns(_pos=pl.int_range(pl.len()).over("_i"))
     width = int(seq["_pos"].max() or 0) + 1
@@ -334,6 +341,8 @@ def reliability(
             values = g[m].fill_null(np.nan).to_numpy()
             if m == "outcome_consistency" and two:
                 est, se, lo, hi, T = wilson_outcome_interval(values, ci)
+            elif m == "outcome_consistency":
+                est, se, lo, hi, T = skew_t_interval(values, ci)
             else:
                 est, se, lo, hi, T = t_interval(values, ci)
             row.update({m: est, f"{m}_se": se, f"{m}_low": lo, f"{m}_high": hi, f"{m}_tasks": T})
