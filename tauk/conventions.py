@@ -36,6 +36,7 @@ __all__ = [
     "SEED",
     "INFRA",
     "INFRA_RULES",
+    "MIN_COVERAGE",
     "PAIRED_TEST",
     "PAIRED_TESTS",
     "PAIRED_TEST_DESCRIPTIONS",
@@ -153,6 +154,10 @@ INFRA = "drop"
 
 INFRA_RULES: tuple[str, ...] = ("drop", "fail")
 """Every ``infra=``: drop infrastructure errors before every metric, or count them as failed trials."""
+
+MIN_COVERAGE = 0.8
+"""Default ``min_coverage`` of a summary (``tauk summary --min-coverage``): a group whose kept trials are fewer than
+this share of its planned trials (infrastructure errors dropped, trial indices missing) is flagged and not ranked."""
 
 PAIRED_TEST = "score"
 """Default headline test of a comparison: the score test and its interval (Tango's where every per-task difference

@@ -173,7 +173,8 @@ STATS_LAYERS: dict[str, float] = {
     "estimate": 3,
     "substantive": 3.5,  # pass^k on the substantive tasks: estimate's rows on a subset; summary builds on it
     "passk": 4,
-    "summary": 4,
+    "missing": 4,
+    "summary": 5,
     "comparisons": 5,
     "power": 6,
     "deviation_profile": 6,

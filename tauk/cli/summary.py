@@ -20,6 +20,7 @@ from tauk.cli._common import (
     write_table,
 )
 from tauk.cli._select import add_selection_args, selection_of
+from tauk.conventions import MIN_COVERAGE
 from tauk.errors import TaukError
 
 
@@ -38,7 +39,8 @@ def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
             if c != "run_id":
                 rec[c] = r.get(c)
         for key in ("agent", "domain", "n_simulations", "n_tasks", "infra_error_count", "avg_reward",
-                    "avg_agent_cost", *GROUP_FIELDS, "pass_hat_k", "counters"):  # fmt: skip
+                    "avg_agent_cost", *GROUP_FIELDS, "n_planned", "n_dropped", "trial_coverage", "low_coverage",
+                    "rankable", "pass_hat_k", "counters"):  # fmt: skip
             rec[key] = r.get(key)
         out.append(rec)
     return out
@@ -59,7 +61,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
         if data.height == 0:
             raise TaukError(f"no simulation left to summarise after the filter ({label}) of {res.trials.height} loaded")
     s = summarize(data, by=by, k=parse_ks(args.k), infra=args.infra, ci=ci, method=args.method,
-                  resamples=args.resamples, seed=args.seed, pool_setups=args.pool_setups)  # fmt: skip
+                  resamples=args.resamples, seed=args.seed, pool_setups=args.pool_setups,
+                  min_coverage=args.min_coverage)  # fmt: skip
     if args.format == "json":
         records = summary_records(s, res)
         if label is not None:
@@ -85,6 +88,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--by", default=None, help="comma-separated trial columns to group by (default: one row per file)")
     p.add_argument("--k", default=None, help="the k of pass^k, e.g. 1,2,4 or 1-4 (default: 1 … trials per task)")
     add_infra_arg(p)
+    p.add_argument("--min-coverage", type=float, default=MIN_COVERAGE, metavar="SHARE",
+                   help="flag a group (and leave it unranked) when it kept fewer than this share of its planned "
+                        f"trials — infrastructure errors dropped, trial indices missing (default {MIN_COVERAGE})")
     add_format_args(p)
     add_ci_args(p)
     add_selection_args(p)

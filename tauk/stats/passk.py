@@ -69,7 +69,7 @@ class PassKResult:
     ``frame``: group keys, k, n_tasks, n_tasks_excluded (n_t < k), estimate, se_tasks, se_rerun, ci_low, ci_high
     (population: a new draw of tasks), rerun_ci_low, rerun_ci_high (fixed tasks: the same tasks re-run),
     interval_method and rerun_interval_method (what made each interval: ``"model"``, ``"model+bca (check
-    failed)"``, ``"clopper-pearson (n=1)"``, ``"bca"``, ``"clopper-pearson over tasks (unanimous)"``, ``"normal
+    failed)"``, ``"blaker (n=1)"``, ``"bca"``, ``"clopper-pearson over tasks (unanimous)"``, ``"normal
     (se_rerun)"``, ``"model (se_rerun = 0)"``, or ``"none: …"`` saying why an interval is null), model_check_p and
     model_check_passed (the model's posterior predictive check; null when the model made no interval of the row or
     could not be checked). ``n_tasks_no_kept``: group keys and the count of tasks whose every trial was dropped.
@@ -213,7 +213,7 @@ def pass_hat_k(
     method
         ``"model"`` (default, :data:`tauk.conventions.CI_METHOD`): the beta-binomial posterior — both intervals from
         one fit; where its posterior predictive check fails (p < 0.05; up to 0.20 from 200 tasks), the union with a
-        BCa task interval; every task with one trial: Clopper–Pearson on (Σ c_t, T). ``"bca"``, ``"percentile"``, ``"bootstrap-t"``
+        BCa task interval; every task with one trial: Blaker's exact interval on (Σ c_t, T). ``"bca"``, ``"percentile"``, ``"bootstrap-t"``
         (task bootstrap) or ``"t"`` (T−1 df) for the population and θ̂ ± z·se_rerun for a re-run (the model's
         fixed-task interval where se_rerun = 0); where every task is at 0 or every task at 1, the population
         interval is Clopper–Pearson over the tasks instead of the point.

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from tauk._compat import keyword_options
-from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
+from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, MIN_COVERAGE, RESAMPLES, SEED
 from tauk.errors import TaukError
 from tauk.io.frames.runs import pooling_note
 from tauk.scoring.counters import COUNTER_COLUMNS, head_counters
@@ -24,6 +24,7 @@ from tauk.table import Interval, SummaryTable
 
 from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, resolve_ks, warn_excluded
 from .intervals.group import interval_notes
+from .missing import BOUND_FIELDS, add_missing, check_min_coverage, coverage_notes
 from .options import IntervalOptions, interval_options
 from .substantive import SUBSTANTIVE_FIELDS, substantive_figures, substantive_notes
 from .tasks import (
@@ -73,6 +74,10 @@ class Summary:
     mismatch / not checked, authentication, terminations by reason, read and write action accuracy,
     responsiveness, review errors) with their denominator ``n_counted`` (the simulations counted: infrastructure
     errors excluded); None for per-task counts.
+    Dropped and missing trials (:mod:`tauk.stats.missing`): ``groups`` also has n_planned, n_dropped,
+    trial_coverage (kept / planned trials), low_coverage (below ``min_coverage``) and rankable (not flagged);
+    ``pass_hat_k`` has estimate_dropped_fail / _success with ci_low_… / ci_high_… (pass^k and its interval with
+    every dropped trial a failure / a success; the estimate and its interval where nothing was dropped).
     Task validity (:mod:`tauk.stats.substantive`): ``groups`` gains ``n_tasks_inaction_passable``,
     ``n_tasks_inaction_unknown``, ``n_tasks_substantive``, ``share_successes_inaction_passable`` and
     ``task_definitions``; ``pass_hat_k`` the ``substantive_*`` columns (pass^k on the tasks a do-nothing agent fails,
@@ -91,6 +96,7 @@ class Summary:
     split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
     counters: pl.DataFrame | None = None  # upstream HEAD's counters per group (tauk.scoring.counters.head_counters)
     pooling: tuple[str, ...] = ()  # pool_setups=True: what each pooled group pooled over
+    min_coverage: float = MIN_COVERAGE  # below this trial coverage a group is flagged and not ranked
 
     @property
     def options(self) -> IntervalOptions:
@@ -99,8 +105,9 @@ class Summary:
 
     def to_frame(self) -> pl.DataFrame:
         """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …,
-        substantive_estimate, …}."""
-        fields = [*LONG_SCHEMA, *(c for c in self.pass_hat_k.columns if c.startswith("substantive_"))]
+        substantive_estimate, …, estimate_dropped_fail, …}."""
+        fields = [*LONG_SCHEMA, *(c for c in self.pass_hat_k.columns if c.startswith("substantive_")),
+                  *(f for f in BOUND_FIELDS if f in self.pass_hat_k.columns)]
         if not self.by:
             nested = self.pass_hat_k.select(pl.struct(fields).implode().alias("pass_hat_k"))
             if self.groups.height == 0:
@@ -127,7 +134,8 @@ class Summary:
         per: dict[tuple, dict[str, Any]] = {}
         other = self.other_infra_column
         for r in self.pass_hat_k.iter_rows(named=True):
-            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r[f] for f in (*ESTIMATE_FIELDS, other)}
+            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r.get(f) for f in (*ESTIMATE_FIELDS, other,
+                                                                                            *BOUND_FIELDS)}
             if "substantive_estimate" in r:
                 per[tuple(r[c] for c in by)][str(r["k"])]["substantive"] = {f: r[f"substantive_{f}"]
                                                                             for f in SUBSTANTIVE_FIELDS}  # fmt: skip
@@ -157,6 +165,10 @@ class Summary:
         cols = [*self.by, *labels, "sims", "tasks", "infra", "avg_reward", "avg_cost"] + [f"pass^{k}" for k in ks]
         fields = [*self.by, *labels, "n_simulations", "n_tasks", "infra_error_count", "avg_reward", "avg_agent_cost"]
         fields += [f"pass_hat_{k}" for k in ks]
+        dropped = "n_dropped" in self.groups.columns and bool(self.groups["n_dropped"].fill_null(0).sum())
+        if dropped:  # kept / planned, and pass^k's bounds with the dropped trials failed / succeeded
+            cols += ["kept/planned"] + [f"pass^{k} if dropped={s}" for k in ks for s in ("fail", "success")]
+            fields += ["trial_coverage"] + [f"pass_hat_{k}_dropped_{s}" for k in ks for s in ("fail", "success")]
         sub = "task_definitions" in self.groups.columns  # the substantive figures (tauk.stats.substantive)
         if sub:
             cols += ["inaction-passable", *(f"substantive pass^{k}" for k in ks), "successes on inaction-passable"]
@@ -170,6 +182,14 @@ class Summary:
             for k in ks:
                 v = r["pass_hat_k"].get(str(k)) or {}
                 cells.append(Interval(v.get("estimate"), v.get("ci_low"), v.get("ci_high")))
+            if dropped:
+                cov = r.get("trial_coverage")
+                cells.append(None if cov is None else f"{cov:.2f}" + (" ⚠ low" if r.get("low_coverage") else ""))
+                for k in ks:
+                    v = r["pass_hat_k"].get(str(k)) or {}
+                    for s in ("fail", "success"):
+                        cells.append(Interval(v.get(f"estimate_dropped_{s}"), v.get(f"ci_low_dropped_{s}"),
+                                              v.get(f"ci_high_dropped_{s}")))  # fmt: skip
             if sub:
                 cells.append(r["n_tasks_inaction_passable"])
                 for k in ks:
@@ -184,6 +204,7 @@ class Summary:
         nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
         if nk:
             notes.append(f"{nk} task(s) had no kept trial and were left out")
+        notes += coverage_notes(self.groups, self.by, self.min_coverage)
         if self.split_by_setup:
             notes.append(SETUP_NOTE)
         notes += list(self.pooling)
@@ -257,6 +278,7 @@ def summarize(
     progress: bool | None = None,
     pool_setups: bool = False,
     options: IntervalOptions | None = None,
+    min_coverage: float = MIN_COVERAGE,
     marks: Any = None,
 ) -> Summary:
     """The upstream metrics per group (docs/spec.md §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
@@ -278,6 +300,11 @@ def summarize(
         standard errors; much faster).
     method, resamples, seed, infra, reward, progress, pool_setups, options
         As for :func:`pass_hat_k`; ``avg_reward`` is the mean of the ``reward`` column too.
+    min_coverage
+        A group that kept fewer than this share of its planned trials (infrastructure errors dropped, trial indices
+        missing) is flagged (``low_coverage``) and not ranked (default :data:`tauk.conventions.MIN_COVERAGE`);
+        every group reports its trial coverage and the bounds of pass^k with its dropped trials counted as
+        failures and as successes (:mod:`tauk.stats.missing`).
     marks
         Which tasks are inaction-passable, for the substantive figures (:mod:`tauk.stats.substantive`): None — from
         the task definitions a :class:`tauk.Results` (or store) embeds, none for a trials frame or counts; a frame
@@ -300,6 +327,7 @@ def summarize(
     0.08
     """
     asked = normalize_by(by)
+    min_coverage = check_min_coverage(min_coverage)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     ks = normalize_k(k)
     raw = as_trials(trials, [*asked, reward, *COUNTER_COLUMNS])
@@ -355,10 +383,11 @@ def summarize(
     gframe = sub.with_groups(gframe)
     long = _with_other_infra(long_frame(by_t, df.schema, keyed), raw, df, by_t, ks, infra, reward)
     long = sub.with_long(long)
+    long, gframe = add_missing(long, gframe, df, by_t, ks, opts, min_coverage)
     counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
     pooling = _pooling_notes(trials, df, by_t) if pool_setups else ()
     return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe, long, reward,
-                   by_t != asked, counted, pooling)  # fmt: skip
+                   by_t != asked, counted, pooling, min_coverage)  # fmt: skip
 
 
 def _with_other_infra(long: pl.DataFrame, raw: pl.DataFrame, df: pl.DataFrame, by_t: tuple[str, ...],

@@ -227,7 +227,7 @@ def test_edge_cases_give_finite_documented_intervals(method):
     assert get[("unequal n", 4)]["n_tasks"] == 3 and get[("unequal n", 4)]["n_tasks_excluded"] == 2
     if method == "model":
         assert get[("one task", 1)]["ci_low"] is not None  # one task: a (wide) interval
-        assert get[("one trial", 1)]["interval_method"] == "clopper-pearson (n=1)"
+        assert get[("one trial", 1)]["interval_method"] == "blaker (n=1)"
         assert get[("all 0", 4)]["interval_method"] == "model" and get[("all 0", 4)]["ci_high"] < 0.5
     else:
         assert get[("one task", 1)]["interval_method"] == "none: fewer than 2 tasks"

@@ -18,6 +18,8 @@ options that ask for them travel as one :class:`~tauk.stats.IntervalOptions` (``
   * :mod:`~tauk.stats.intervals.rerun_floor` — the variance floor of the fixed-task interval, with its generated
     table :mod:`~tauk.stats.intervals.minorants`;
 
+* :mod:`~tauk.stats.intervals.blaker` — Blaker's exact binomial interval, the model's interval where every task has
+  one trial;
 * :mod:`~tauk.stats.intervals.nonparametric` — the task bootstrap / t interval as reported (clipped, Clopper–Pearson
   where every task is at 0 or at 1), and Clopper–Pearson on its own;
 * :mod:`~tauk.stats.intervals.bootstrap` — the task-bootstrap kernels (BCa, percentile, bootstrap-t, t): one seeded

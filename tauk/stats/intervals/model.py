@@ -41,7 +41,8 @@ population shape biases the task posteriors' shrinkage), then widened to the var
 All tasks enter the fit; each k uses, for the fixed estimand and the unbiased estimate, the tasks with n_t ≥ k (as
 :func:`tauk.stats.pass_hat_k` does). A k above every task's n is not identified without the model: NaN and a
 :class:`~tauk.errors.StatsWarning`. Where every task has one trial κ is not identified and only k = 1 is defined:
-both estimands get the exact Clopper–Pearson interval on (Σ c_t, T).
+both estimands get Blaker's exact interval on (Σ c_t, T) (:mod:`tauk.stats.intervals.blaker`; inside
+Clopper–Pearson's, still ≥ 95 % at every μ).
 
 Model check and fallback: a posterior predictive check of the binned outcomes
 (:mod:`tauk.stats.intervals.model_check`); where it fails, both estimands report the union of the model interval and
@@ -82,8 +83,9 @@ from tauk.errors import StatsWarning, TaukError
 
 from ..options import IntervalOptions, interval_options
 from ..tasks import unbiased_means
+from .blaker import blaker
 from .model_check import CHECK_ALPHA, check_threshold, ppc_pvalue
-from .nonparametric import clopper_pearson, task_intervals_by_group
+from .nonparametric import task_intervals_by_group
 from .posterior import (
     DEFAULT_PRIOR,
     Prior,
@@ -132,7 +134,7 @@ class ModelInterval:
     n_tasks : tasks with n_t ≥ k.
     check_p : posterior predictive p-value (NaN: not testable). check_passed : p ≥ the threshold
         (:func:`check_threshold`) or not testable.
-    source : "model", "binomial" (every n_t = 1: Clopper–Pearson) or "fallback:<method>".
+    source : "model", "binomial" (every n_t = 1: Blaker's exact interval) or "fallback:<method>".
     ess : effective sample size of the weighted posterior points (diagnostic; ≥ 100 is comfortable).
     """
 
@@ -286,10 +288,10 @@ def model_interval_batch(
         if metric == "pass@k":  # the fit was on failures: θ = 1 − E[(1 − p)^k]
             r["lo"], r["hi"] = 1.0 - r["hi"], 1.0 - r["lo"]
             r["mean"], r["median"] = 1.0 - r["mean"], 1.0 - r["median"]
-        if binomial.any() and 1 in ks:  # every task one trial: Clopper–Pearson on (Σ c, T); pass@1 = pass^1
+        if binomial.any() and 1 in ks:  # every task one trial: Blaker's exact interval on (Σ c, T); pass@1 = pass^1
             j = ks.index(1)
             s_b, T_b = c[binomial].sum(1).astype(float), (n[binomial] > 0).sum(1).astype(float)
-            r["lo"][binomial, j], r["hi"][binomial, j] = clopper_pearson(s_b, T_b, ci)
+            r["lo"][binomial, j], r["hi"][binomial, j] = blaker(s_b, T_b, ci)
             r["mean"][binomial, j] = r["median"][binomial, j] = s_b / T_b
         lo, hi = r["lo"], r["hi"]
         if est == "fixed" and recentre:
