@@ -107,7 +107,7 @@ def test_default_compare_has_its_nominal_type1_error_where_bca_does_not():
     assert 0.035 <= type1 <= 0.065, type1
     assert type1_ci == pytest.approx(type1, abs=1e-12)  # the interval is the test's own
     assert type1_bca > 0.065, type1_bca
-    assert set(new["test"]) == {"t"} and set(new["interval_method"]) == {"paired t"}
+    assert set(new["test"]) == {"score"} and set(new["interval_method"]) == {"score"}
     assert set(old["interval_method"]) == {"bca paired task bootstrap"}
     # the exact sign-flip cross-check (the old headline) is conservative here
     assert _exact_type1(new, lambda r: r["p_signflip"] < 0.05) < 0.02
@@ -143,7 +143,7 @@ def test_default_rank_intervals_cover_close_agents():
     assert per.group_by("group").agg(pl.col("ok_sim").all())["ok_sim"].mean() >= 0.95
     assert (per["rank_low_simultaneous"] <= per["rank_low"]).all() and (per["rank_high"] <= per["rank_high_simultaneous"]).all()
     notes = " ".join(mc.summary().notes)
-    assert "per agent" in notes and "simultaneous" in notes and "paired t test" in notes
+    assert "per agent" in notes and "simultaneous" in notes and "score test" in notes
 
 
 # ---------------------------------------------------------------------------------------------- columns
@@ -186,7 +186,7 @@ def test_cli_method_model_and_json(capsys):
     assert "beta-binomial model" in capsys.readouterr().out
     assert main(["compare", "data", "--a", "atlas-small", "--b", "baseline", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "p_value: paired t test" in out and "own 95% interval (paired t)" in out
+    assert "p_value: score test" in out and "95% interval (score)" in out
     assert main(["compare", "data", "--a", "atlas-small", "--b", "baseline", "--test", "signflip", "--format", "json",
                  "--quiet"]) == 0  # fmt: skip
     recs = json.loads(capsys.readouterr().out)
