@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
+from scipy.stats import binom
 
 import tauk
 from stats.frames import taubench_frame
@@ -74,8 +76,19 @@ def test_infra_wrapper_both_conventions(shared_data):
     f = summarize(res, infra="fail", ci=0.95, resamples=999).records()[0]
     assert d["pass_hat_k"]["1"]["estimate"] == 1.0 and f["pass_hat_k"]["1"]["estimate"] == pytest.approx(0.98)
     assert d["infra_error_count"] == f["infra_error_count"] == 1
-    # all 49 kept tasks succeed under "drop": not a point at 1 but Clopper–Pearson for 49 of 49 tasks
-    assert d["pass_hat_k"]["1"]["ci_low"] == pytest.approx(0.025 ** (1 / 49)) and d["pass_hat_k"]["1"]["ci_high"] == 1.0
+    # all 49 kept tasks succeed under "drop": not a point at 1 but Blaker's exact interval for 49 of 49 tasks
+    # (n = 1): inside Clopper–Pearson's [0.025^(1/49), 1]; its lower end by brute force over a grid of p
+    low = d["pass_hat_k"]["1"]["ci_low"]
+    assert 0.025 ** (1 / 49) < low < 1.0 and d["pass_hat_k"]["1"]["ci_high"] == 1.0
+
+    def blaker_p(p0: float, x: int = 49, n: int = 49) -> float:
+        pmf = binom.pmf(np.arange(n + 1), n, p0)
+        tails = np.minimum(np.cumsum(pmf), np.cumsum(pmf[::-1])[::-1])
+        return float(pmf[tails <= tails[x] * (1 + 1e-7)].sum())
+
+    grid = np.linspace(0.9, 0.96, 6001)
+    inside = grid[[blaker_p(p) > 0.05 for p in grid]]
+    assert low == pytest.approx(inside.min(), abs=2e-5)
     assert f["pass_hat_k"]["1"]["ci_low"] < 0.98 < f["pass_hat_k"]["1"]["ci_high"] <= 1.0
 
 
