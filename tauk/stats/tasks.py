@@ -47,7 +47,7 @@ import polars as pl
 from scipy.special import comb
 
 from tauk.conventions import INFRA, INFRA_REASON, SUCCESS_TOL, TASK_KEY, success_expr
-from tauk.errors import TaukError
+from tauk.errors import TaukError, check_columns
 
 from .options import check_infra
 
@@ -285,9 +285,7 @@ def _group_col(by: tuple[str, ...]) -> tuple[list[str], pl.Expr | None]:
 
 def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]:
     """Per-group, per-task (n, c) from a frame returned by :func:`prepare_trials`."""
-    for col in by:
-        if col not in prepared.columns:
-            raise TaukError(f"cannot group by {col!r}: not a column of the trials frame")
+    check_columns(by, prepared.columns)
     keys, extra = _group_col(by)
     df = prepared.with_columns(extra) if extra is not None else prepared
     tkeys = [c for c in TASK_KEY if c not in keys]
@@ -362,6 +360,7 @@ def resolve_by(prepared: pl.DataFrame, by: tuple[str, ...], pool_setups: bool = 
     ...                                                                              ("agent",), pool_setups=True)
     (('agent', 'domain'), ('agent',))
     """
+    check_columns((*by, *also), prepared.columns)  # before any grouping: one line, not a Polars traceback
     if pool_setups or "setup" in by:
         return by
     keys = [*by, *also]
@@ -428,9 +427,7 @@ def task_counts(data: Any, *, by: str | Sequence[str] | None = None, infra: str 
     """
     extra = [c for c in normalize_by(by) if c not in LABEL_COLUMNS]
     df = prepare_trials(as_trials(data, [*extra, reward]), infra, reward)
-    for c in extra:
-        if c not in df.columns:
-            raise TaukError(f"cannot keep {c!r}: not a column of the trials frame")
+    check_columns(extra, df.columns, "keep")
     kept = pl.col("_kept")
     rewarded, fractional = reward_flags()
     cost = kept & pl.col("agent_cost").is_not_null()
