@@ -131,3 +131,25 @@ def test_untrusted_names_are_escaped_in_markdown_and_latex(tmp_path):
     for text in (md, index):
         assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
     assert r"m\_1 \& 50\%" in tex.replace(r"\allowbreak{}", "")
+
+
+# ---- every .tex the report writes compiles and fits the column -------------------------------------------------
+@pytest.fixture(scope="module")
+def shared_report_dir(tmp_path_factory, shared_data: Path) -> Path:
+    """The report on the shared τ²-bench logs (many setups, long agent names, one-simulation runs)."""
+    out = tmp_path_factory.mktemp("shared_report")
+    assert main(["report", str(shared_data / "tau2"), "--out", str(out), "--quiet", "--formats", "png"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("which", ["sample", "shared"])
+def test_every_report_tex_compiles_and_fits_the_column(request, pdflatex, tmp_path, which):
+    from conftest import compile_latex_tables
+    from tauk.table import LATEX_WIDTH_PT
+
+    out = request.getfixturevalue("report_dir" if which == "sample" else "shared_report_dir")
+    tex = sorted((out / "tables").glob("*.tex"))
+    assert len(tex) >= 5
+    for t in tex:  # the label as given, never escaped
+        assert f"\\label{{tab:{t.stem}}}" in t.read_text()
+    assert compile_latex_tables(pdflatex, tex, tmp_path, LATEX_WIDTH_PT) == []

@@ -116,6 +116,10 @@ _LATEX_SPECIAL = {
     "\r": " ",
     # symbols the statistics notes use that pdflatex's utf8 input does not know (in math mode)
     "−": "-",
+    "×": r"$\times$",
+    "·": r"$\cdot$",
+    "…": r"\ldots{}",
+    "±": r"$\pm$",
     "≥": r"$\geq$",
     "≤": r"$\leq$",
     "≠": r"$\neq$",
@@ -144,14 +148,14 @@ _latex_escape = latex_escape  # the old private name
 
 
 _MARK = "\ue000"  # a break point, placed before escaping and turned into \allowbreak{} after
-_BREAK_AFTER = re.compile(r"([_\-./:,;=+|])")
-_LONG_WORD = re.compile(r"[A-Za-z0-9]{12,}")
+_BREAK_AFTER = re.compile(r"([_\-./:,;=+|×·#])")
+_LONG_WORD = re.compile(r"[^\s_\-./:,;=+|×·#]{9,}")
 
 
 def _breakable(text: str) -> str:
-    """``text`` escaped for LaTeX, allowed to break after ``_ - . / :`` and every 10 characters of a long word."""
+    """``text`` escaped for LaTeX, allowed to break after ``_ - . / :`` and every 8 characters of a long word."""
     s = _BREAK_AFTER.sub(lambda m: m.group(0) + _MARK, text)
-    s = _LONG_WORD.sub(lambda m: _MARK.join(m.group(0)[i : i + 10] for i in range(0, len(m.group(0)), 10)), s)
+    s = _LONG_WORD.sub(lambda m: _MARK.join(m.group(0)[i : i + 8] for i in range(0, len(m.group(0)), 8)), s)
     return latex_escape(s).replace(_MARK, r"\allowbreak{}")
 
 
