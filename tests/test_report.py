@@ -82,8 +82,8 @@ def test_comparison_table_is_compare_all_holm(report_dir: Path, res):
     rows = _md_rows(report_dir / "tables" / "comparisons.md")
     assert [(r["a"], r["b"]) for r in rows] == list(zip(mc.pairs["a"], mc.pairs["b"]))
     for r, w in zip(rows, mc.pairs.iter_rows(named=True)):
-        assert float(r["diff"]) == pytest.approx(w["diff"], abs=5e-5)
-        assert float(r["p_holm"]) == pytest.approx(w["p_adjusted"], abs=5e-5)
+        assert float(r["difference"]) == pytest.approx(w["difference"], abs=5e-5)
+        assert float(r["p_adjusted"]) == pytest.approx(w["p_adjusted"], abs=5e-5)
 
 
 def test_single_agent_skips_what_it_cannot_draw(tmp_path: Path, res):

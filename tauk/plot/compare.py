@@ -35,6 +35,11 @@ __all__ = ["forest"]
 _MAX_LISTED = 20
 
 
+def _diff(r: dict) -> Any:
+    """A comparison row's difference (``difference``; ``diff`` in rows from before the rename)."""
+    return r.get("difference", r.get("diff"))
+
+
 def _fnum(v: Any) -> float:
     return np.nan if v is None else float(v)
 
@@ -47,7 +52,7 @@ def _pair_label(r: dict[str, Any], by: tuple[str, ...], width: int, two_lines: b
 
 def _empty(r: dict[str, Any]) -> bool:
     n = r.get("n_tasks")
-    return (n is not None and int(n) == 0) or r.get("diff") is None or not np.isfinite(_fnum(r.get("diff")))
+    return (n is not None and int(n) == 0) or _diff(r) is None or not np.isfinite(_fnum(_diff(r)))
 
 
 @keyword_options(("comparison", "ax", "alpha", "annotate"))
@@ -132,7 +137,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     fs = note_size()
     for i, r in enumerate(rows):
         y = n - 1 - i  # first pair on top
-        d = _fnum(r.get("diff"))
+        d = _fnum(_diff(r))
         lo, hi = _fnum(r.get("ci_low")), _fnum(r.get("ci_high"))
         if not (np.isfinite(lo) and np.isfinite(hi)):
             lo, hi = _fnum(r.get("t_low")), _fnum(r.get("t_high"))
@@ -159,7 +164,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     ax.set_ylim(-0.7, n - 0.3)
     ax.grid(axis="x", color="#E5E5E5")
     ax.grid(axis="y", visible=False)
-    finite = [v for r in rows for v in (_fnum(r.get("ci_low")), _fnum(r.get("ci_high")), _fnum(r.get("diff")))
+    finite = [v for r in rows for v in (_fnum(r.get("ci_low")), _fnum(r.get("ci_high")), _fnum(_diff(r)))
               if np.isfinite(v)]  # fmt: skip
     span = max([abs(v) for v in finite] + [0.05])
     ax.set_xlim(-span * 1.15, span * 1.15)

@@ -249,10 +249,10 @@ class SummaryTable:
         return names, rows
 
     def to_csv(self, *, digits: int | None = None) -> str:
-        """CSV with the machine field names; an interval as ``x, x_ci_low, x_ci_high``; floats rounded to
-        ``digits`` decimals (default: the table's); text with control characters dropped and a leading ``=``, ``+``,
+        """CSV with the machine field names; an interval as ``x, x_ci_low, x_ci_high``; floats at full precision
+        (rounded to ``digits`` decimals only when given); text with control characters dropped and a leading ``=``, ``+``,
         ``-``, ``@``, tab or CR neutralised by a single quote (:func:`~tauk.table._format.csv_safe`)."""
-        names, rows = self._flat(self.digits if digits is None else digits)
+        names, rows = self._flat(digits)
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow([csv_safe(n) for n in names])

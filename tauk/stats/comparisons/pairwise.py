@@ -353,7 +353,8 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
             {
                 "estimate_a": float(np.mean(ua)),
                 "estimate_b": float(np.mean(ub)),
-                "diff": float(mean[0]),
+                "difference": float(mean[0]),
+                "diff": float(mean[0]),  # deprecated alias (one release)
                 "se": finite_or_none(se0),
                 "t_low": finite_or_none(tt.lo),
                 "t_high": finite_or_none(tt.hi),
