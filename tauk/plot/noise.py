@@ -17,9 +17,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from scipy import special
 
 from tauk._compat import keyword_options
+from tauk._lazy import lazy
 from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 
@@ -34,6 +34,8 @@ from ._common import (
     size_for,
     styled,
 )
+
+special = lazy("scipy.special")
 
 __all__ = ["noise_floor", "flaky_tasks"]
 

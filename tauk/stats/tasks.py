@@ -40,16 +40,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from math import comb as _math_comb
 from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.special import comb
 
+from tauk._lazy import lazy
 from tauk.conventions import INFRA, INFRA_REASON, SUCCESS_TOL, TASK_KEY, success_expr
 from tauk.errors import TaukError, check_columns
 
 from .options import check_infra
+
+special = lazy("scipy.special")
+
 
 __all__ = [
     "STAT_COLUMNS",
@@ -148,7 +152,7 @@ def _u_exact(n: int, c: int, k: int) -> float:
         return float("nan")
     if c < k:
         return 0.0
-    return int(comb(c, k, exact=True)) / int(comb(n, k, exact=True))
+    return _math_comb(c, k) / _math_comb(n, k)
 
 
 def u_hat(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
@@ -174,7 +178,7 @@ def unbiased_means(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> tuple[n
     m = (n >= k) & (n > 0)
     x = c if metric == "pass^k" else n - c
     with np.errstate(invalid="ignore", divide="ignore"):
-        u = np.where(m, comb(x, k) / np.where(m, comb(n, k), 1.0), 0.0)
+        u = np.where(m, special.comb(x, k) / np.where(m, special.comb(n, k), 1.0), 0.0)
         Tk = m.sum(1)
         est = np.where(Tk > 0, u.sum(1) / np.maximum(Tk, 1), np.nan)
     return (est if metric == "pass^k" else 1.0 - est), Tk

@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from tauk._compat import keyword_options
+from tauk._lazy import lazy
 from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
 
 from ..intervals.bootstrap import column_stats, interval
@@ -48,6 +48,8 @@ from .pairing import groups_by_label, pair_tasks, task_index
 from .pvalues import adjust_pvalues, sign_flip_pvalue
 from .ranks import rank_intervals
 from .results import NUM_FIELDS, RANK_FIELDS, Comparison, MultipleComparison, interval_label, rows_frame
+
+stats = lazy("scipy.stats")
 
 __all__ = ["compare", "compare_all", "compare_pair", "Paired"]
 
