@@ -153,3 +153,49 @@ def test_every_report_tex_compiles_and_fits_the_column(request, pdflatex, tmp_pa
     for t in tex:  # the label as given, never escaped
         assert f"\\label{{tab:{t.stem}}}" in t.read_text()
     assert compile_latex_tables(pdflatex, tex, tmp_path, LATEX_WIDTH_PT) == []
+
+
+# ---- every report figure keeps its text inside the canvas, with no layout warning --------------------------------
+@pytest.mark.parametrize("which,size", [("sample", None), ("sample", "single"), ("sample", "double"),
+                                        ("shared", None), ("shared", "double")])  # fmt: skip
+def test_report_figures_keep_their_text_inside_the_canvas(request, which, size):
+    import warnings
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from tauk.report import build_report
+
+    data = SAMPLE_DATA if which == "sample" else request.getfixturevalue("shared_data") / "tau2"
+    rep = build_report(tauk.load(data, progress=False), figsize=size, progress=False)
+    assert len(rep.figures) >= 8
+    outside, drawn = [], 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name, _, make in rep.figures:
+            try:
+                fig = make()
+            except tauk.TaukError:
+                continue
+            FigureCanvasAgg(fig)
+            fig.canvas.draw()
+            tight = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, everything drawn
+            w, h = fig.get_size_inches()
+            if tight.x0 < -0.01 or tight.y0 < -0.01 or tight.x1 > w + 0.01 or tight.y1 > h + 0.01:
+                outside.append((name, [round(float(v), 2) for v in (tight.x0, tight.y0, tight.x1 - w, tight.y1 - h)]))
+            drawn += 1
+    assert drawn >= 8
+    assert outside == []
+    assert [str(w.message) for w in caught if "layout" in str(w.message)] == []
+
+
+def test_noise_floor_draws_only_groups_with_repeated_trials(res):
+    import polars as pl
+
+    one = res.trials.filter(pl.col("trial") == 0, pl.col("agent") == "baseline").with_columns(agent=pl.lit("one-trial"))
+    both = pl.concat([res.trials, one], how="diagonal_relaxed")
+    fig = tauk.plot.noise_floor(tauk.stats.consistency(both))
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels and not any("one-trial" in s for s in labels)
+    assert any("one trial per task left out" in t.get_text() for t in fig.texts)
+    with pytest.raises(tauk.TaukError, match="no group has two or more trials"):
+        tauk.plot.noise_floor(tauk.stats.consistency(one))

@@ -7,6 +7,7 @@ called ``a$b$`` is drawn as written; both figures take the paper sizes (``figsiz
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,6 +83,13 @@ def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsi
     """
     res = _result(result)
     frame = res.frame
+    single = 0
+    if "n_trials_max" in frame.columns and frame.height:  # one trial per task: no run-to-run noise to show
+        multi = frame.filter(pl.col("n_trials_max").fill_null(0) >= 2)
+        single = frame.height - multi.height
+        if multi.height == 0:
+            raise TaukError("noise_floor: no group has two or more trials of a task (no run-to-run noise to show)")
+        frame = multi
     by = list(res.by)
     n = frame.height
     legend = ["pass^1 of one trial index", "pass^1 over all trials", "single-run band (95%)"]
@@ -128,7 +136,10 @@ def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsi
     if band:
         handles.append(Patch(color=NEUTRAL, alpha=0.18, label=f"single-run band ({1 - res.alpha:.0%})"))
     ax.set_title("run-to-run noise", loc="left")
-    return finish(fig, ax, foot, handles=handles, labels=[h.get_label() for h in handles], caption=[_caption(res)])
+    caption = [_caption(res)]
+    if single:
+        caption.append(f"{single} group(s) with one trial per task left out: no run-to-run noise to show")
+    return finish(fig, ax, foot, handles=handles, labels=[h.get_label() for h in handles], caption=caption)
 
 
 def _caption(res: Any) -> str:
@@ -257,7 +268,11 @@ def flaky_tasks(
             extra.set_visible(False)
     cmap = ListedColormap([FAIL_COLOR, PASS_COLOR, DROPPED_COLOR, MISSING_COLOR])
     for a, key, (M, labels, n_flaky, left_out) in zip(axes, panels, data):
-        title = _label(list(key.values())) if key else "all"
+        title = _label(list(key.values()), width=60) if key else "all"
+        # wrapped to the grid's width (a left title starts at the grid; about 11 characters an inch), so
+        # neighbouring titles never overlap and the last stays inside the figure
+        grid_in = 0.28 * max(cols, 1) + 0.5
+        title = "\n".join(textwrap.wrap(title, max(12, int(11 * grid_in)), break_on_hyphens=False)) or title
         if M.size == 0:
             empty_message(a, "no tasks")
             a.set_title(title, loc="left")
