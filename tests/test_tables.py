@@ -184,3 +184,19 @@ def test_latex_tables_compile_and_fit_the_column(tmp_path, sample, nasty_trials,
 def test_latex_escape_covers_specials_and_newlines():
     assert latex_escape("a\nb") == "a b"
     assert latex_escape("<x>|") == r"\textless{}x\textgreater{}\textbar{}"
+
+
+def test_text_labels_keep_what_differs_never_cut_in_the_middle():
+    long_a = "ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm-telecom-solo"
+    long_b = "ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm-telecom-normal"
+    t = SummaryTable.build("t", ["agent", "n"], [[long_a, 1], [long_b, 2], ["gpt-4.1", 3]])
+    text = t.to_text()
+    assert "…" not in text
+    rows = [ln.split()[0] for ln in text.splitlines()[4:7]]
+    assert rows[2] == "gpt-4.1" and rows[0] != rows[1]  # the two fine-tuned runs stay apart
+    assert f"= {long_a}" in text.replace("\n  ", " ") and f"= {long_b}" in text.replace("\n  ", " ")
+    # a shared prefix is left out (and said so) before any key is needed
+    paths = SummaryTable.build("t", ["run", "n"], [["results/2025/run-solo/x.json", 1],
+                                                   ["results/2025/run-normal/x.json", 2]])  # fmt: skip
+    out = paths.to_text(max_label=12)
+    assert "run-solo" in out and "run-normal" in out and "common prefix 'results/2025/'" in out

@@ -16,8 +16,8 @@ from typing import Any
 from ._format import (
     Interval,
     _breakable,
-    _shorten,
     csv_safe,
+    distinct_labels,
     fmt,
     latex_escape,
     markdown_escape,
@@ -157,14 +157,16 @@ class SummaryTable:
 
     # -- text ---------------------------------------------------------------------------------------------------
     def to_text(self, *, width: int = 100, digits: int | None = None, wide: bool = False,
-                max_label: int = 32) -> str:  # fmt: skip
-        """Plain text for a terminal: control characters made visible; unless ``wide``, labels longer than
-        ``max_label`` shortened in the middle and a table wider than ``width`` split into blocks of columns (the
+                max_label: int = 48) -> str:  # fmt: skip
+        """Plain text for a terminal: control characters made visible; unless ``wide``, a label column with a label
+        longer than ``max_label`` loses what all its labels share and then, if still too long, shows short keys
+        with a legend in the notes (a label is never cut in the middle), and a table wider than ``width`` split into blocks of columns (the
         key columns repeated in each) and notes wrapped at ``width``."""
         cols = [terminal_safe(c) for c in self.columns]
         cells = [[terminal_safe(c) for c in row] for row in self._cells(digits)]
+        label_notes: list[str] = []
         if not wide:
-            cells = [[_shorten(c, max_label) for c in row] for row in cells]
+            cells, label_notes = self._fit_labels(cells, max_label)
         widths = [len(c) for c in cols]
         for row in cells:
             widths = [max(w, len(c)) for w, c in zip(widths, row)]
@@ -180,11 +182,39 @@ class SummaryTable:
             for row in cells:
                 out.append("  ".join(row[i].ljust(widths[i]) if left[i] else row[i].rjust(widths[i])
                                      for i in block).rstrip())  # fmt: skip
-        for n in self.notes:  # wrapped at the same width, continuation lines indented under the text
+        for n in [*label_notes, *self.notes]:  # wrapped at the same width, continuation lines indented under the text
             note = f"* {terminal_safe(n)}"
             out += [note] if wide else textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False,
                                                           break_long_words=False)
         return "\n".join(out)
+
+    def _fit_labels(self, cells: list[list[str]], max_label: int) -> tuple[list[list[str]], list[str]]:
+        """Label columns with a label longer than ``max_label``: what every label shares left out (a common prefix
+        or suffix, :func:`~tauk.table._format.distinct_labels`), then, if still too long, short keys with a legend —
+        never cut in the middle. Returns the cells and the notes saying what was done."""
+        notes: list[str] = []
+        left = self._left()
+        cells = [list(r) for r in cells]
+        for i, lf in enumerate(left):
+            column = [r[i] for r in cells]
+            if not lf or max((len(c) for c in column), default=0) <= max_label:
+                continue
+            name = terminal_safe(self.columns[i])
+            short, pre, suf = distinct_labels(column)
+            if pre or suf:
+                dropped = " and ".join(x for x in (f"prefix {pre!r}" if pre else "", f"suffix {suf!r}" if suf else "")
+                                       if x)  # fmt: skip
+                notes.append(f"{name}: the common {dropped} left out")
+                column = short
+            if max((len(c) for c in column), default=0) > max_label:
+                initial = (re.sub(r"[^A-Za-z]", "", self.field_names[i])[:1] or "K").upper()
+                order = list(dict.fromkeys(c for c in column if len(c) > max_label))
+                key = {c: f"{initial}{j + 1}" for j, c in enumerate(order)}
+                notes.append(f"{name}: " + "; ".join(f"{k} = {c}" for c, k in key.items()))
+                column = [key.get(c, c) for c in column]
+            for r, c in zip(cells, column):
+                r[i] = c
+        return cells, notes
 
     def _blocks(self, widths: list[int], width: int) -> list[list[int]]:
         keys = list(range(min(self.keys, len(widths))))
