@@ -488,11 +488,11 @@ class Overall:
                          f"keeps it); a group with only such {self.over}s is shown from them, flagged, not ranked")  # fmt: skip
         for key, g in ordered:
             name = " · ".join(str(v) for v in key) if key else "all"
-            used = ", ".join(str(x) for x in g["setups"])
+            used = "; ".join(str(x) for x in g["setups"])  # a setup's own text may hold commas
             text = f"{name}: averaged {g['n_setups']} {self.over}(s): {used}"
             if g["left_out"]:
                 why = dict(self.reasons)
-                text += "; left out: " + ", ".join(f"{x} ({why.get(x, 'small')})" for x in g["left_out"])
+                text += " — left out: " + "; ".join(f"{x} ({why.get(x, 'small')})" for x in g["left_out"])
             notes.append(text)
         return SummaryTable.build(f"{self.metric} overall (mean over {self.over}s)", cols, rows, notes,
                                   fields=fields, keys=max(len(self.by), 1))  # fmt: skip

@@ -38,7 +38,7 @@ def test_small_setups_are_left_out_and_flagged():
     table = o.summary()
     assert [r[0] for r in table.rows] == ["big", "tiny"] and table.columns[-1] == "flag"
     assert all(isinstance(r[table.columns.index("pass^1")], Interval) for r in table.rows)
-    assert any("big: averaged 2 setup(s): airline, retail; left out: mock (1 sim < 20)" in n for n in table.notes)
+    assert any("big: averaged 2 setup(s): airline; retail — left out: mock (1 sim < 20)" in n for n in table.notes)
     # asked: everything enters
     keep = tauk.stats.overall(s, include_small=True).to_frame().filter(agent="big", k=1).row(0, named=True)
     assert keep["n_setups"] == 3 and keep["left_out"] == []
