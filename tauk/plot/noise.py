@@ -31,6 +31,7 @@ from ._common import (
     empty_message,
     escape_label,
     finish,
+    label_width,
     new_panels,
     size_for,
     styled,
@@ -93,7 +94,15 @@ def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsi
     by = list(res.by)
     n = frame.height
     legend = ["pass^1 of one trial index", "pass^1 over all trials", "single-run band (95%)"]
-    size = size_for((6.4, max(2.0, 0.42 * n + 1.3)), max(2.0, 0.3 * n + 1.2), max(2.2, 0.32 * n + 1.3),
+    compact = active_preset().name == "single"
+    if compact:  # one column: each group's label wrapped on its own lines (kept whole), rows as tall as their labels
+        row_labels = ["\n".join(textwrap.wrap(LABEL_SEP.join(escape_label(r[c]) for c in by) or "all", label_width(),
+                                               break_on_hyphens=False)) for r in frame.iter_rows(named=True)]
+    else:
+        row_labels = [_label([r[c] for c in by]) for r in frame.iter_rows(named=True)]
+    lines = max((t.count("\n") + 1 for t in row_labels), default=1)
+    single_row = 0.3 if lines <= 2 else 0.13 * lines + 0.05
+    size = size_for((6.4, max(2.0, 0.42 * n + 1.3)), max(2.0, single_row * n + 1.2), max(2.2, 0.32 * n + 1.3),
                     legend=legend if band else legend[:2], caption=[_caption(res)])  # fmt: skip
     fig, ax, foot = new_panels(ax, size)
     if n == 0:
@@ -107,7 +116,7 @@ def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsi
     seen: list[float] = []
     for i, r in enumerate(frame.iter_rows(named=True)):
         y = n - 1 - i
-        labels.append(_label([r[c] for c in by]))
+        labels.append(row_labels[i])
         color = colors.get(str(r.get("agent")), NEUTRAL) if "agent" in by else NEUTRAL
         mean, sd = r["pass1"], r["sd_single_run"]
         if band and mean is not None and sd is not None:
@@ -272,7 +281,7 @@ def flaky_tasks(
         # wrapped to the grid's width (a left title starts at the grid; about 11 characters an inch), so
         # neighbouring titles never overlap and the last stays inside the figure
         grid_in = 0.28 * max(cols, 1) + 0.5
-        title = "\n".join(textwrap.wrap(title, max(12, int(11 * grid_in)), break_on_hyphens=False)) or title
+        title = "\n".join(textwrap.wrap(title, max(12, int(10 * grid_in)), break_on_hyphens=False)) or title
         if M.size == 0:
             empty_message(a, "no tasks")
             a.set_title(title, loc="left")
