@@ -34,6 +34,8 @@ __all__ = [
     "CI_METHODS",
     "RESAMPLES",
     "SEED",
+    "MIN_SIMULATIONS",
+    "MIN_TASKS",
     "INFRA",
     "INFRA_RULES",
     "MIN_COVERAGE",
@@ -46,6 +48,7 @@ __all__ = [
     "is_success",
     "success_expr",
     "domain_sort_key",
+    "small_reason",
 ]
 
 # ---- success (docs/spec.md §3) -------------------------------------------------------------------------------
@@ -149,6 +152,13 @@ give 10⁴ columns. Any larger k is still computed when asked for (``k=``, ``--k
 SEED = 0
 """Default seed of every resampling: the same data give the same interval everywhere."""
 
+MIN_SIMULATIONS = 20
+"""A headline row (a setup, a run) with fewer simulations is flagged and left out of rankings and means unless asked
+(``include_small=True``): one or a few simulations say little about an agent."""
+
+MIN_TASKS = 10
+"""… and likewise a row with fewer tasks."""
+
 INFRA = "drop"
 """Default treatment of infrastructure errors (``"drop"``: τ²-bench ≥ 1.0; ``"fail"``: the leaderboard's)."""
 
@@ -186,3 +196,17 @@ ADJUST = "holm"
 ADJUSTMENTS: tuple[str, ...] = ("holm", "bh", "none")
 """Every ``adjust=`` (Holm, Benjamini–Hochberg, none); ``"fdr_bh"`` and ``"benjamini-hochberg"`` are read as
 ``"bh"``."""
+
+
+def small_reason(n_simulations: Any, n_tasks: Any) -> str | None:
+    """Why a headline row is too small to rank or average (None when it is not): under :data:`MIN_SIMULATIONS`
+    simulations or :data:`MIN_TASKS` tasks.
+
+    >>> small_reason(1, 1), small_reason(40, 40), small_reason(20, 5)
+    ('1 sim < 20', None, '5 tasks < 10')
+    """
+    if n_simulations is not None and n_simulations < MIN_SIMULATIONS:
+        return f"{n_simulations} sim{'s' if n_simulations != 1 else ''} < {MIN_SIMULATIONS}"
+    if n_tasks is not None and n_tasks < MIN_TASKS:
+        return f"{n_tasks} task{'s' if n_tasks != 1 else ''} < {MIN_TASKS}"
+    return None

@@ -17,6 +17,27 @@ class TaukError(ValueError):
     """
 
 
+def check_columns(asked, columns, what: str = "group by") -> None:
+    """Raise a one-line :class:`TaukError` naming the first of ``asked`` that is not in ``columns`` and the choices
+    (columns starting with ``_`` are internal and not offered); call it before any grouping.
+
+    >>> check_columns(["agent"], ["agent", "domain"])
+    >>> check_columns(["agnet"], ["agent", "domain", "_kept"])
+    Traceback (most recent call last):
+    ...
+    tauk.errors.TaukError: cannot group by 'agnet': not a column (did you mean 'agent'?); choose from agent, domain
+    """
+    import difflib
+
+    cols = list(columns)
+    for col in asked:
+        if col not in cols:
+            choices = [c for c in cols if not str(c).startswith("_")]
+            close = difflib.get_close_matches(str(col), choices, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TaukError(f"cannot {what} {col!r}: not a column{hint}; choose from {', '.join(choices)}")
+
+
 class LoadError(TaukError):
     """A results file (or directory) could not be read as τ²-bench / τ-bench results.
 

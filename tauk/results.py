@@ -39,7 +39,7 @@ def load(
     600
     """
     loaded = read_inputs(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=_stacklevel + 1)
-    return Results(loaded.runs, loaded.run_ids, loaded.agents, loaded.report, strict=loaded.strict)
+    return Results(loaded.runs, loaded.run_ids, loaded.agents, loaded.report, strict=loaded.strict, progress=progress)
 
 
 class Results:
@@ -60,12 +60,13 @@ class Results:
     """
 
     def __init__(self, runs: Sequence[RunData], run_ids: Sequence[str], agents: Sequence[str | None],
-                 report: LoadReport, strict: bool = True):  # fmt: skip
+                 report: LoadReport, strict: bool = True, progress: bool | None = None):  # fmt: skip
         self._runs = list(runs)
         self._run_ids = list(run_ids)
         self._agents = [run_agent(r, a) for r, a in zip(self._runs, agents)]
         self.report = report
         self._strict = strict
+        self._progress = progress  # the load's progress setting, kept for the messages decoded later
 
     # -- frames ---------------------------------------------------------------------------------------------
     @cached_property
@@ -105,7 +106,8 @@ class Results:
         messages, calls = [], []
         with bounded_nesting():
             for _, m, c in iter_messages(self._runs, self._run_ids, self.report, strict=self._strict,
-                                         progress=len(self._runs) > 8, columns=columns):  # fmt: skip
+                                         progress=len(self._runs) > 8 if self._progress is None else self._progress,
+                                         columns=columns):  # fmt: skip
                 messages.append(m)
                 calls.append(c)
         # a second decode (another selection of columns) finds the same problems: each is reported once
@@ -210,7 +212,8 @@ class Results:
         keep = runs_where(runs, columns, require_present=True)
         idx = runs.with_row_index("_i").filter(keep)["_i"].to_list()
         out = Results([self._runs[i] for i in idx], [self._run_ids[i] for i in idx],
-                      [self._agents[i] for i in idx], self.report, strict=self._strict)  # fmt: skip
+                      [self._agents[i] for i in idx], self.report, strict=self._strict,
+                      progress=self._progress)  # fmt: skip
         return out
 
     def write_parquet(self, folder: str | Path, frames: Sequence[str] = FRAMES) -> list[Path]:

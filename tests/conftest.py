@@ -78,3 +78,55 @@ def tau2() -> object:
         if os.environ.get("TAUK_REQUIRE_REPLAY", "") not in ("", "0", "false"):
             pytest.fail(f"TAUK_REQUIRE_REPLAY=1 but {exc}")
         pytest.skip(f"replay tests need τ²-bench (.ci/run runs them in its Python 3.12 venv): {exc}")
+
+
+@pytest.fixture(scope="session")
+def pdflatex() -> str:
+    """The pdflatex executable; skip without it (fail under ``TAUK_REQUIRE_LATEX=1``, set by ``.ci/run``)."""
+    import shutil
+
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        if os.environ.get("TAUK_REQUIRE_LATEX", "") not in ("", "0", "false"):
+            pytest.fail("TAUK_REQUIRE_LATEX=1 but pdflatex is not installed")
+        pytest.skip("pdflatex not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+    return exe
+
+
+def compile_latex_tables(exe: str, tex_files: list[Path], workdir: Path, width_pt: float) -> list[str]:
+    """Compile each ``.tex`` table (as written, ``\\input`` into a stock ``article`` whose column is ``width_pt``
+    wide) and return the problems: a pdflatex error, an overfull box, a scaled or tiny table."""
+    import re
+    import subprocess
+
+    problems = []
+    for i, tex in enumerate(tex_files):
+        text = tex.read_text(encoding="utf-8")
+        for bad in (r"\resizebox", r"\scalebox", r"\tiny"):
+            if bad in text:
+                problems.append(f"{tex.name}: {bad} (text below 7 pt)")
+        d = workdir / f"t{i}"
+        d.mkdir(parents=True, exist_ok=True)
+        doc = ("\\documentclass{article}\n\\usepackage{booktabs,array}\n"
+               f"\\setlength{{\\textwidth}}{{{width_pt}pt}}\\setlength{{\\columnwidth}}{{{width_pt}pt}}\n"
+               f"\\begin{{document}}\nTable~\\ref{{{_label(text)}}}.\n\\input{{{tex.resolve()}}}\n\\end{{document}}\n")  # fmt: skip
+        (d / "t.tex").write_text(doc, encoding="utf-8")
+        for _ in range(2):  # twice: the reference resolves on the second run
+            p = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=d,
+                               capture_output=True, text=True, errors="replace", timeout=120)  # fmt: skip
+            if p.returncode:
+                problems.append(f"{tex.name}: pdflatex failed: {p.stdout[-1500:]}")
+                break
+        else:
+            log = (d / "t.log").read_text(errors="replace")
+            problems += [f"{tex.name}: {m}" for m in re.findall(r"Overfull \\hbox.*", log)]
+            if "Reference" in log and "undefined" in log:
+                problems.append(f"{tex.name}: the label does not resolve")
+    return problems
+
+
+def _label(text: str) -> str:
+    import re
+
+    m = re.search(r"\\label\{([^}]*)\}", text)
+    return m.group(1) if m else "none"

@@ -27,13 +27,14 @@ def test_compare_json_contract_and_values(capsys, shared_data):
     assert rec["p_value"] == pytest.approx(direct["p_value"]) and rec["test"] == "score"
     assert rec["interval_method"] == "score" and rec["p_signflip"] == pytest.approx(direct["p_signflip"])
     assert rec["interval_excludes_0"] == (rec["p_value"] < 0.05) == rec["p_below_alpha"]
-    assert rec["p_value_adjusted"] == pytest.approx(rec["p_value"])  # one comparison: nothing to adjust
+    assert rec["p_adjusted"] == pytest.approx(rec["p_value"])  # one comparison: nothing to adjust
+    assert rec["p_value_adjusted"] == rec["p_adjusted"]  # the old key, kept one release
 
 
 def test_compare_by_domain_adjusts(capsys):
     recs = _run(capsys, "data", "--a", "atlas-large", "--b", "baseline", "--by", "domain")
     assert [r["domain"] for r in recs] == ["airline", "retail"]
-    assert all(r["p_value_adjusted"] >= r["p_value"] for r in recs)
+    assert all(r["p_adjusted"] >= r["p_value"] for r in recs)
     assert all(r["difference"] > 0 for r in recs)  # the stronger synthetic agent
 
 

@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "conventions": 0,
     "errors": 0,
     "_compat": 0,
+    "_lazy": 0,
     "table": 0,
     "io": 1,
     "schema": 1,

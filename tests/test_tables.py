@@ -99,18 +99,22 @@ def test_report_markdown_escapes_agent_names(tmp_path, nasty_trials):
 
 
 # ---- CSV and frames --------------------------------------------------------------------------------------------
-def test_csv_numbers_are_numbers_and_rounded(capsys):
+def test_csv_numbers_are_numbers_at_full_precision(capsys):
     out = _out(capsys, ["summary", str(SAMPLE), "--by", "agent", "--format", "csv", "--resamples", "499"])
     rows = list(csv.DictReader(io.StringIO(out)))
     assert {"pass_hat_1", "pass_hat_1_ci_low", "pass_hat_1_ci_high", "avg_reward"} <= set(rows[0])
     for r in rows:
         lo, est, hi = (float(r[f"pass_hat_1{s}"]) for s in ("_ci_low", "", "_ci_high"))
         assert lo <= est <= hi
-        numbers = [v for k, v in r.items() if k not in ("agent", "setup", "domain") and "." in v]
-        assert numbers and all(len(v.split(".")[-1]) <= 4 for v in numbers)
-    digits6 = _out(capsys, ["summary", str(SAMPLE), "--by", "agent", "--format", "csv", "--digits", "6",
+    numbers = [v for r in rows for k, v in r.items() if k not in ("agent", "setup", "domain") and "." in v]
+    assert any(len(v.split(".")[-1]) > 4 for v in numbers)  # not rounded like the text (p = 0.0002)
+    text = _out(capsys, ["summary", str(SAMPLE), "--by", "agent", "--resamples", "499"])
+    assert text.count(".") and all(len(w.split(".")[-1].rstrip("],")) <= 4 for w in text.split() if w[:1].isdigit()
+                                   and "." in w)  # fmt: skip
+    digits2 = _out(capsys, ["summary", str(SAMPLE), "--by", "agent", "--format", "csv", "--digits", "2",
                             "--resamples", "499"])  # fmt: skip
-    assert any(len(v.split(".")[-1]) > 4 for r in csv.DictReader(io.StringIO(digits6)) for v in r.values())
+    assert all(len(v.split(".")[-1]) <= 2 or abs(float(v)) < 0.01 for r in csv.DictReader(io.StringIO(digits2))
+               for k, v in r.items() if k not in ("agent", "setup", "domain") and "." in v)  # fmt: skip
 
 
 def test_table_frame_and_records():
@@ -180,3 +184,19 @@ def test_latex_tables_compile_and_fit_the_column(tmp_path, sample, nasty_trials,
 def test_latex_escape_covers_specials_and_newlines():
     assert latex_escape("a\nb") == "a b"
     assert latex_escape("<x>|") == r"\textless{}x\textgreater{}\textbar{}"
+
+
+def test_text_labels_keep_what_differs_never_cut_in_the_middle():
+    long_a = "ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm-telecom-solo"
+    long_b = "ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm-telecom-normal"
+    t = SummaryTable.build("t", ["agent", "n"], [[long_a, 1], [long_b, 2], ["gpt-4.1", 3]])
+    text = t.to_text()
+    assert "…" not in text
+    rows = [ln.split()[0] for ln in text.splitlines()[4:7]]
+    assert rows[2] == "gpt-4.1" and rows[0] != rows[1]  # the two fine-tuned runs stay apart
+    assert f"= {long_a}" in text.replace("\n  ", " ") and f"= {long_b}" in text.replace("\n  ", " ")
+    # a shared prefix is left out (and said so) before any key is needed
+    paths = SummaryTable.build("t", ["run", "n"], [["results/2025/run-solo/x.json", 1],
+                                                   ["results/2025/run-normal/x.json", 2]])  # fmt: skip
+    out = paths.to_text(max_label=12)
+    assert "run-solo" in out and "run-normal" in out and "common prefix 'results/2025/'" in out

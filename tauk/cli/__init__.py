@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from tauk.cli import (
@@ -81,6 +82,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_SHOWN: set[str] = set()
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """``tauk: warning: …`` on one line (no file path or source line), each distinct text once per process."""
+    from tauk.table import terminal_safe
+
+    text = " ".join(str(message).split())
+    if text in _SHOWN:
+        return
+    _SHOWN.add(text)
+    (file or sys.stderr).write(f"tauk: warning: {terminal_safe(text)}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2."""
     parser = build_parser()
@@ -89,7 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
         parser.parse_args([args.command, "--help"])
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # every warning (stats, regrade, matplotlib …) as one line, once
+            warnings.simplefilter("default")
+            warnings.showwarning = _one_line_warning
+            return int(args.func(args) or 0)
     except TaukError as exc:
         sys.stderr.write(f"tauk: error: {exc}\n")
         return 2

@@ -168,8 +168,8 @@ FORMATS = (TABLE_FORMATS[0], "json", *TABLE_FORMATS[1:])
 
 def add_format_args(p: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
     p.add_argument("--format", default="table", choices=list(formats), help="output format")
-    p.add_argument("--digits", type=int, default=4, help="decimals of table, CSV, Markdown and LaTeX numbers "
-                   "(JSON keeps full precision)")  # fmt: skip
+    p.add_argument("--digits", type=int, default=None, help="decimals of table, Markdown and LaTeX numbers "
+                   "(default 4); CSV and JSON keep full precision unless --digits is given for CSV")  # fmt: skip
     p.add_argument("--wide", action="store_true", help="table format: do not fit 100 columns or shorten labels")
 
 

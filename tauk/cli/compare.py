@@ -23,7 +23,9 @@ from tauk.conventions import ADJUST, ADJUSTMENTS, PAIRED_TEST, PAIRED_TEST_DESCR
 from tauk.errors import TaukError
 
 COMPARE_KEYS = ("agent_a", "agent_b", "k", "n_tasks", "difference", "ci_low", "ci_high", "p_value",
-                "p_value_adjusted", "test", "interval_method")  # fmt: skip
+                "p_adjusted", "p_value_adjusted", "test", "interval_method")
+"""The keys of every ``tauk compare --format json`` record (``p_value_adjusted``: the old name of ``p_adjusted``,
+kept one release)."""  # fmt: skip
 
 
 def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, adjust: str,
@@ -43,7 +45,9 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
         rec.update({
             "agent_a": a, "agent_b": b, "k": k, "n_tasks": r["n_tasks"], "difference": r["diff"],
             "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_value": r["p_value"],
-            "p_value_adjusted": None if pa != pa else float(pa), "adjust": adjust, "test": r["test"],
+            "p_adjusted": None if pa != pa else float(pa),
+            "p_value_adjusted": None if pa != pa else float(pa),  # the old key, kept one release
+            "adjust": adjust, "test": r["test"],
             "interval_method": r["interval_method"], "p_signflip": r["p_signflip"],
             "estimate_a": r["estimate_a"], "estimate_b": r["estimate_b"], "se": r["se"],
             "t_low": r["t_low"], "t_high": r["t_high"], "p_t": r["p_t"], "p_wilcoxon": r["p_wilcoxon"],
@@ -86,9 +90,9 @@ def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequen
 
     shown = [r for r in recs if r["n_tasks"]]
     cols = [*by, "tasks", f"pass^{k} {a}", f"pass^{k} {b}", "difference", "p_value", "p_adjusted"]
-    fields = [*by, "n_tasks", "estimate_a", "estimate_b", "difference", "p_value", "p_value_adjusted"]
+    fields = [*by, "n_tasks", "estimate_a", "estimate_b", "difference", "p_value", "p_adjusted"]
     rows = [[*(r[c] for c in by), r["n_tasks"], r["estimate_a"], r["estimate_b"],
-             Interval(r["difference"], r["ci_low"], r["ci_high"]), r["p_value"], r["p_value_adjusted"]]
+             Interval(r["difference"], r["ci_low"], r["ci_high"]), r["p_value"], r["p_adjusted"]]
             for r in shown]  # fmt: skip
     level = ci_level(args)
     test = getattr(args, "test", PAIRED_TEST)

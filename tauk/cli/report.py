@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,13 @@ from tauk.cli._common import (
     load_inputs,
     parse_ks,
 )
-from tauk.conventions import CI_METHOD
+from tauk.conventions import CI_METHOD, MIN_SIMULATIONS, MIN_TASKS
 from tauk.errors import TaukError
 from tauk.report import DEFAULT_RESAMPLES
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from tauk.report import write_report
+    from tauk.report import build_report, write_report
 
     check_out_dir(args.out)
     ci = ci_level(args)
@@ -31,15 +32,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     if unknown:  # before any input is loaded
         raise TaukError(f"--formats: unsupported figure format(s) {unknown}; choose from pdf, png, svg")
     res = load_inputs(args)
-    paths = write_report(res, args.out, ci=ci, resamples=args.resamples, seed=args.seed, infra=args.infra,
-                         method=args.method, leaderboard=args.leaderboard, formats=formats,
-                         ks=parse_ks(args.k), figsize=args.figsize)  # fmt: skip
+    progress = False if args.quiet else None
+    rep = build_report(res, ci=ci, resamples=args.resamples, seed=args.seed, infra=args.infra, method=args.method,
+                       leaderboard=args.leaderboard, ks=parse_ks(args.k), figsize=args.figsize,
+                       include_small=args.include_small, progress=progress)  # fmt: skip
+    paths = write_report(res, args.out, formats=formats, progress=progress, report=rep)
     out = Path(args.out)
     print(f"tauk report: wrote {len(paths)} files to {out}")
     for p in paths:
         with contextlib.suppress(ValueError):
             p = p.relative_to(out)
         print(f"  {p}")
+    if rep.empty:  # written, but empty because of the options: say so, and exit 1
+        what = "; ".join(f"{name} ({why})" for name, why in rep.empty)
+        sys.stderr.write(f"tauk: error: {len(rep.empty)} of {len(rep.tables)} table(s) have no estimate because of "
+                         f"the options (e.g. --k above the trials per task): {what}\n")  # fmt: skip
+        return 1
     return 0
 
 
@@ -59,6 +67,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_ci_args(p, always="the report's comparisons and noise floors need a level")
     p.add_argument("--k", default=None, help="the k of pass^k in the tables, e.g. 1,2,4 or 1-4 (default: all)")
     add_infra_arg(p)
+    p.add_argument("--include-small", action="store_true",
+                   help=f"keep setups under {MIN_SIMULATIONS} simulations or {MIN_TASKS} tasks in the headline's means "
+                        "and ranking (default: left out and flagged)")  # fmt: skip
     p.add_argument("--leaderboard", metavar="DIR", default=None, help="leaderboard submissions to plot beside")
     p.add_argument("--formats", default="pdf,png", help="figure formats, comma-separated")
     p.add_argument("--figsize", default=None, choices=["single", "double"],

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
+from tauk._lazy import lazy
 from tauk.conventions import domain_sort_key
 from tauk.errors import TaukError
 from tauk.results import load
@@ -47,8 +47,9 @@ from ._stats import compare, holm
 from .choices import QUESTIONS
 from .rows import ROW_KEYS, RowIntervals, row_intervals, task_values
 
-__all__ = ["DomainRanking", "domain_ranking", "QUESTIONS", "welch_pvalue", "rank_bounds"]
+sps = lazy("scipy.stats")
 
+__all__ = ["DomainRanking", "domain_ranking", "QUESTIONS", "welch_pvalue", "rank_bounds"]
 
 
 def welch_pvalue(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:

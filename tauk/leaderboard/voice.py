@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
-from scipy import stats as sps
 
+from tauk._lazy import lazy
 from tauk.conventions import CI_LEVEL
 from tauk.errors import TaukError
 from tauk.io.leaderboard import load_interaction_metrics
 from tauk.table import Interval, SummaryTable
+
+sps = lazy("scipy.stats")
 
 __all__ = ["InteractionIntervals", "interaction_intervals", "RATES", "clopper_pearson", "poisson_rate_interval"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import matplotlib as mpl
@@ -35,19 +36,27 @@ __all__ = ["forest"]
 _MAX_LISTED = 20
 
 
+def _diff(r: dict) -> Any:
+    """A comparison row's difference (``difference``; ``diff`` in rows from before the rename)."""
+    return r.get("difference", r.get("diff"))
+
+
 def _fnum(v: Any) -> float:
     return np.nan if v is None else float(v)
 
 
 def _pair_label(r: dict[str, Any], by: tuple[str, ...], width: int, two_lines: bool = False) -> str:
+    if two_lines:  # a narrow figure: the group wrapped on its own lines (never cut), then a, then − b
+        grp = LABEL_SEP.join(escape_label(r[c]) for c in by)
+        lines = textwrap.wrap(f"[{grp}]", max(width, 12), break_on_hyphens=False) if grp else []
+        return "\n".join([*lines, escape_label(r["a"], width=width), "− " + escape_label(r["b"], width=width)])
     grp = LABEL_SEP.join(escape_label(r[c], width=width) for c in by)
-    sep = "\n− " if two_lines else " − "
-    return (f"[{grp}] " if grp else "") + f"{escape_label(r['a'], width=width)}{sep}{escape_label(r['b'], width=width)}"
+    return (f"[{grp}] " if grp else "") + f"{escape_label(r['a'], width=width)} − {escape_label(r['b'], width=width)}"
 
 
 def _empty(r: dict[str, Any]) -> bool:
     n = r.get("n_tasks")
-    return (n is not None and int(n) == 0) or r.get("diff") is None or not np.isfinite(_fnum(r.get("diff")))
+    return (n is not None and int(n) == 0) or _diff(r) is None or not np.isfinite(_fnum(_diff(r)))
 
 
 @keyword_options(("comparison", "ax", "alpha", "annotate"))
@@ -122,7 +131,9 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
         listed = "; ".join(names[:_MAX_LISTED]) + (f"; and {more} more" if more > 0 else "")
         caption.append(f"No common tasks, not drawn ({len(empty)} of {len(all_rows)} pairs): {listed}.")
     extra = max((len(s) for s in labels), default=0) * 0.055
-    size = size_for((max(6.4, 4.2 + extra + 1.9), max(1.8, 0.36 * n + 1.4)), 0.32 * n + 1.15, 0.26 * n + 1.1,
+    lines = max((s.count("\n") + 1 for s in labels), default=1)  # a narrow figure's labels take several lines
+    row = 0.32 if lines <= 2 else 0.13 * lines + 0.06
+    size = size_for((max(6.4, 4.2 + extra + 1.9), max(1.8, 0.36 * n + 1.4)), row * n + 1.15, 0.26 * n + 1.1,
                     caption=caption)  # fmt: skip
     fig, ax, foot = new_panels(ax, size)
     if n == 0:
@@ -132,7 +143,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     fs = note_size()
     for i, r in enumerate(rows):
         y = n - 1 - i  # first pair on top
-        d = _fnum(r.get("diff"))
+        d = _fnum(_diff(r))
         lo, hi = _fnum(r.get("ci_low")), _fnum(r.get("ci_high"))
         if not (np.isfinite(lo) and np.isfinite(hi)):
             lo, hi = _fnum(r.get("t_low")), _fnum(r.get("t_high"))
@@ -159,7 +170,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     ax.set_ylim(-0.7, n - 0.3)
     ax.grid(axis="x", color="#E5E5E5")
     ax.grid(axis="y", visible=False)
-    finite = [v for r in rows for v in (_fnum(r.get("ci_low")), _fnum(r.get("ci_high")), _fnum(r.get("diff")))
+    finite = [v for r in rows for v in (_fnum(r.get("ci_low")), _fnum(r.get("ci_high")), _fnum(_diff(r)))
               if np.isfinite(v)]  # fmt: skip
     span = max([abs(v) for v in finite] + [0.05])
     ax.set_xlim(-span * 1.15, span * 1.15)

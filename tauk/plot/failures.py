@@ -179,7 +179,8 @@ def failure_breakdown(scored: Any, *, ax: Axes | None = None, by: str = "agent",
         counts = pl.concat([counts, extra])
     _stacked(ax, counts, by, "failure", cats, _failure_styles(cats), normalize, totals,
              "share of failed trials" if normalize else "failed trials")  # fmt: skip
-    ax.set_title("what sinks the failures (zero reward components)", loc="left")
+    narrow = float(ax.figure.get_size_inches()[0]) < 4.5  # one column: the title on two lines
+    ax.set_title("what sinks the failures" + ("\n" if narrow else " ") + "(zero reward components)", loc="left")
     handles, labels = _legend_order(ax)
     return finish(fig, ax, foot, handles=handles, labels=labels, title="failing component", caption=caption)
 

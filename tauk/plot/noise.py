@@ -7,6 +7,7 @@ called ``a$b$`` is drawn as written; both figures take the paper sizes (``figsiz
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,9 +18,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from scipy import special
 
 from tauk._compat import keyword_options
+from tauk._lazy import lazy
 from tauk.conventions import INFRA, TASK_KEY
 from tauk.errors import TaukError
 
@@ -30,10 +31,13 @@ from ._common import (
     empty_message,
     escape_label,
     finish,
+    label_width,
     new_panels,
     size_for,
     styled,
 )
+
+special = lazy("scipy.special")
 
 __all__ = ["noise_floor", "flaky_tasks"]
 
@@ -80,10 +84,25 @@ def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsi
     """
     res = _result(result)
     frame = res.frame
+    single = 0
+    if "n_trials_max" in frame.columns and frame.height:  # one trial per task: no run-to-run noise to show
+        multi = frame.filter(pl.col("n_trials_max").fill_null(0) >= 2)
+        single = frame.height - multi.height
+        if multi.height == 0:
+            raise TaukError("noise_floor: no group has two or more trials of a task (no run-to-run noise to show)")
+        frame = multi
     by = list(res.by)
     n = frame.height
     legend = ["pass^1 of one trial index", "pass^1 over all trials", "single-run band (95%)"]
-    size = size_for((6.4, max(2.0, 0.42 * n + 1.3)), max(2.0, 0.3 * n + 1.2), max(2.2, 0.32 * n + 1.3),
+    compact = active_preset().name == "single"
+    if compact:  # one column: each group's label wrapped on its own lines (kept whole), rows as tall as their labels
+        row_labels = ["\n".join(textwrap.wrap(LABEL_SEP.join(escape_label(r[c]) for c in by) or "all", label_width(),
+                                               break_on_hyphens=False)) for r in frame.iter_rows(named=True)]
+    else:
+        row_labels = [_label([r[c] for c in by]) for r in frame.iter_rows(named=True)]
+    lines = max((t.count("\n") + 1 for t in row_labels), default=1)
+    single_row = 0.3 if lines <= 2 else 0.13 * lines + 0.05
+    size = size_for((6.4, max(2.0, 0.42 * n + 1.3)), max(2.0, single_row * n + 1.2), max(2.2, 0.32 * n + 1.3),
                     legend=legend if band else legend[:2], caption=[_caption(res)])  # fmt: skip
     fig, ax, foot = new_panels(ax, size)
     if n == 0:
@@ -97,7 +116,7 @@ def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsi
     seen: list[float] = []
     for i, r in enumerate(frame.iter_rows(named=True)):
         y = n - 1 - i
-        labels.append(_label([r[c] for c in by]))
+        labels.append(row_labels[i])
         color = colors.get(str(r.get("agent")), NEUTRAL) if "agent" in by else NEUTRAL
         mean, sd = r["pass1"], r["sd_single_run"]
         if band and mean is not None and sd is not None:
@@ -126,7 +145,10 @@ def noise_floor(result: Any, *, ax: Axes | None = None, band: bool = True, figsi
     if band:
         handles.append(Patch(color=NEUTRAL, alpha=0.18, label=f"single-run band ({1 - res.alpha:.0%})"))
     ax.set_title("run-to-run noise", loc="left")
-    return finish(fig, ax, foot, handles=handles, labels=[h.get_label() for h in handles], caption=[_caption(res)])
+    caption = [_caption(res)]
+    if single:
+        caption.append(f"{single} group(s) with one trial per task left out: no run-to-run noise to show")
+    return finish(fig, ax, foot, handles=handles, labels=[h.get_label() for h in handles], caption=caption)
 
 
 def _caption(res: Any) -> str:
@@ -255,7 +277,11 @@ def flaky_tasks(
             extra.set_visible(False)
     cmap = ListedColormap([FAIL_COLOR, PASS_COLOR, DROPPED_COLOR, MISSING_COLOR])
     for a, key, (M, labels, n_flaky, left_out) in zip(axes, panels, data):
-        title = _label(list(key.values())) if key else "all"
+        title = _label(list(key.values()), width=60) if key else "all"
+        # wrapped to the grid's width (a left title starts at the grid; about 11 characters an inch), so
+        # neighbouring titles never overlap and the last stays inside the figure
+        grid_in = 0.28 * max(cols, 1) + 0.5
+        title = "\n".join(textwrap.wrap(title, max(12, int(10 * grid_in)), break_on_hyphens=False)) or title
         if M.size == 0:
             empty_message(a, "no tasks")
             a.set_title(title, loc="left")

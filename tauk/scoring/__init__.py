@@ -7,13 +7,17 @@ Public API: :func:`score`, :func:`communicate_checks`, :func:`action_checks`, :f
 results first and its options by keyword (``evaluation=``, ``reward_basis=``, ``tasks=``).
 """
 
+from tauk._lazy import lazy_exports as _lazy_exports
 from tauk.scoring import namespace as _namespace  # noqa: F401  (registers DataFrame.tauk)
-from tauk.scoring._evaluation import COMPONENTS, EVALUATION_TYPES
-from tauk.scoring._explain import action_checks, communicate_checks
-from tauk.scoring._score import RegradeWarning, score
-from tauk.scoring._tasks import read_tasks_file, task_frames
-from tauk.scoring.audit import Audit, audit, audit_scored
-from tauk.scoring.deviations import DEVIATION_KINDS, NEUTRAL_REASONS, deviations, trial_deviations
+
+_lazy_exports(__name__, {  # imported on first use (the statistics need only tauk.scoring.counters)
+    **dict.fromkeys(("COMPONENTS", "EVALUATION_TYPES"), "._evaluation"),
+    **dict.fromkeys(("action_checks", "communicate_checks"), "._explain"),
+    **dict.fromkeys(("RegradeWarning", "score"), "._score"),
+    **dict.fromkeys(("read_tasks_file", "task_frames"), "._tasks"),
+    **dict.fromkeys(("Audit", "audit", "audit_scored"), ".audit"),
+    **dict.fromkeys(("DEVIATION_KINDS", "NEUTRAL_REASONS", "deviations", "trial_deviations"), ".deviations"),
+})
 
 __all__ = [
     "Audit",

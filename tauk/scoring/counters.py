@@ -45,7 +45,7 @@ import msgspec
 import polars as pl
 
 from tauk.conventions import INFRA_REASON
-from tauk.errors import TaukError
+from tauk.errors import TaukError, check_columns
 
 __all__ = [
     "COUNTER_COLUMNS",
@@ -75,9 +75,7 @@ _BY_DEFAULT = ("agent", "domain")
 
 def _by(trials: pl.DataFrame, by: str | Sequence[str] | None) -> list[str]:
     keys = [by] if isinstance(by, str) else list(by or ())
-    missing = [c for c in keys if c not in trials.columns]
-    if missing:
-        raise TaukError(f"cannot group by {missing}: not a column of the trials frame")
+    check_columns(keys, trials.columns)
     return keys
 
 

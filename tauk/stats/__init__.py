@@ -25,28 +25,38 @@ and ``.summary()`` (a :class:`SummaryTable`). No plotting here (see ``tauk.plot`
 
 import importlib as _importlib
 
+from tauk._lazy import lazy_exports as _lazy_exports
 from tauk.table import SummaryTable, latex_escape
 
 from . import _old_paths
-from .comparisons import Comparison, MultipleComparison, compare, compare_all
-from .comparisons.pvalues import adjust_pvalues, benjamini_hochberg, holm, sign_flip_pvalue
-from .deviation_profile import DeviationProfile, deviation_profile
-from .noise import ConsistencyResult, consistency
-from .options import ADJUSTMENTS, CI_METHODS, PAIRED_TESTS, IntervalOptions
-from .passk import PassKResult, pass_at_k, pass_hat_k, per_task
-from .power import PowerResult, power, power_analysis, tasks_needed
-from .reliability import ReliabilityProfile, reliability
-from .summary import Overall, Summary, overall, summarize
-from .tasks import as_trials, merge_task_counts, task_counts
+
+# every public name, imported from its module on first use: `tauk summary` does not pay for the
+# comparisons, power, reliability or deviation modules (nor SciPy's statistics) it does not call
+_LAZY = {
+    **dict.fromkeys(("Comparison", "MultipleComparison", "compare", "compare_all"), ".comparisons"),
+    **dict.fromkeys(("adjust_pvalues", "benjamini_hochberg", "holm", "sign_flip_pvalue"), ".comparisons.pvalues"),
+    **dict.fromkeys(("DeviationProfile", "deviation_profile"), ".deviation_profile"),
+    **dict.fromkeys(("ConsistencyResult", "consistency"), ".noise"),
+    **dict.fromkeys(("ADJUSTMENTS", "CI_METHODS", "PAIRED_TESTS", "IntervalOptions"), ".options"),
+    **dict.fromkeys(("PassKResult", "pass_at_k", "pass_hat_k", "per_task"), ".passk"),
+    **dict.fromkeys(("PowerResult", "power", "power_analysis", "tasks_needed"), ".power"),
+    **dict.fromkeys(("ReliabilityProfile", "reliability"), ".reliability"),
+    **dict.fromkeys(("Overall", "Summary", "overall", "summarize"), ".summary"),
+    **dict.fromkeys(("as_trials", "merge_task_counts", "task_counts"), ".tasks"),
+}
 
 _old_paths.install()
+_lazy_exports(__name__, _LAZY)
 
 
 def __getattr__(name: str):
-    """``tauk.stats.model`` and the other old module paths (deprecated: :mod:`tauk.stats._old_paths`)."""
     if f"{__name__}.{name}" in _old_paths.MOVED:
         return _importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [

@@ -26,12 +26,14 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats as sstats
 
+from tauk._lazy import lazy
 from tauk.conventions import CI_LEVEL
 from tauk.errors import TaukError
 from tauk.scoring import trial_deviations
 from tauk.table import Interval, SummaryTable
+
+sstats = lazy("scipy.stats")
 
 __all__ = ["DeviationProfile", "deviation_profile", "wilson", "clustered_wilson"]
 

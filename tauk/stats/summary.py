@@ -16,7 +16,17 @@ from typing import Any
 import polars as pl
 
 from tauk._compat import keyword_options
-from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, MIN_COVERAGE, RESAMPLES, SEED
+from tauk.conventions import (
+    CI_LEVEL,
+    CI_METHOD,
+    INFRA,
+    MIN_COVERAGE,
+    MIN_SIMULATIONS,
+    MIN_TASKS,
+    RESAMPLES,
+    SEED,
+    small_reason,
+)
 from tauk.errors import TaukError
 from tauk.io.frames.runs import pooling_note
 from tauk.scoring.counters import COUNTER_COLUMNS, head_counters
@@ -159,7 +169,9 @@ class Summary:
         return "estimate_infra_fail" if self.infra == "drop" else "estimate_infra_drop"
 
     def summary(self) -> SummaryTable:
-        """The table (text, HTML, LaTeX): one row per group, one ``pass^k`` column per k."""
+        """The table (text, HTML, LaTeX): one row per group with its n (sims, tasks), one ``pass^k`` column per k
+        with its interval, and a ``flag`` column when a row is under :data:`~tauk.conventions.MIN_SIMULATIONS`
+        simulations or :data:`~tauk.conventions.MIN_TASKS` tasks."""
         ks = sorted(set(self.pass_hat_k["k"].to_list())) if self.pass_hat_k.height else []
         labels = [c for c in ("agent", "domain") if c not in self.by]
         cols = [*self.by, *labels, "sims", "tasks", "infra", "avg_reward", "avg_cost"] + [f"pass^{k}" for k in ks]
@@ -197,10 +209,18 @@ class Summary:
                     cells.append(Interval(v.get("estimate"), v.get("ci_low"), v.get("ci_high")))
                 cells.append(r["share_successes_inaction_passable"])
             rows.append(cells)
+        flags = [small_reason(r["n_simulations"], r["n_tasks"]) for r in self.records()]
+        if any(flags):  # headline rows too small to rank or average say so
+            cols.append("flag")
+            fields.append("flag")
+            rows = [[*cells, f or ""] for cells, f in zip(rows, flags)]
         notes = [
             f"infrastructure errors: {'dropped before every metric' if self.infra == 'drop' else 'counted as failed trials'}",
             *interval_notes(self.pass_hat_k, self.by, self.options),
         ]
+        if any(flags):
+            notes.append(f"flag: {sum(1 for f in flags if f)} row(s) with fewer than {MIN_SIMULATIONS} simulations or "
+                         f"{MIN_TASKS} tasks — too few to rank; tauk.stats.overall leaves them out of its means")  # fmt: skip
         nk = int(self.groups["n_tasks_no_kept"].sum()) if self.groups.height else 0
         if nk:
             notes.append(f"{nk} task(s) had no kept trial and were left out")
@@ -452,13 +472,20 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
 # ---- the leaderboard's convention: one figure per agent ----------------------------------------------------
 @dataclass(frozen=True)
 class Overall:
-    """One row per (group, k): ``estimate`` (the mean of the per-setup estimates), ``n_setups`` (how many entered),
-    ``n_tasks`` (their tasks, summed) and ``setups`` (which)."""
+    """One row per (group, k): ``estimate`` (the mean of the per-setup estimates that entered), ``ci_low`` /
+    ``ci_high`` and ``interval_method`` (one setup: its own interval; several: a normal interval from their
+    standard errors), ``n_setups`` (how many entered), ``n_tasks`` / ``n_simulations`` (theirs, summed), ``setups``
+    (which entered), ``left_out`` (setups under :data:`~tauk.conventions.MIN_SIMULATIONS` simulations or
+    :data:`~tauk.conventions.MIN_TASKS` tasks, left out of the mean unless ``include_small``) and ``flagged`` (every
+    setup of the group was small: the row is the mean of small setups, shown but not ranked)."""
 
     by: tuple[str, ...]
     over: str
     metric: str
     frame: pl.DataFrame
+    ci: float | None = None
+    include_small: bool = False
+    reasons: tuple[tuple[str, str], ...] = ()  # (setup, why it was small)
 
     def to_frame(self) -> pl.DataFrame:
         """The rows (a Polars frame)."""
@@ -468,46 +495,68 @@ class Overall:
         """JSON-ready rows."""
         return self.frame.to_dicts()
 
-    def summary(self) -> SummaryTable:
-        """The table: one row per group, one column per k."""
+    def ranking(self, k: int = 1) -> pl.DataFrame:
+        """The groups ranked by pass^k (best first), flagged groups left out."""
+        f = self.frame.filter(pl.col("k") == k, ~pl.col("flagged"), pl.col("estimate").is_not_null())
+        return f.sort("estimate", descending=True, maintain_order=True).with_row_index("rank", offset=1)
+
+    def summary(self) -> SummaryTable:  # noqa: C901
+        """The table: one row per group (ranked by the first k, flagged groups last), n, one column per k with
+        its interval, and notes saying which setups were averaged and which were left out."""
+        from tauk.conventions import MIN_SIMULATIONS, MIN_TASKS
+
         ks = sorted(set(self.frame["k"].to_list())) if self.frame.height else []
         groups: dict[tuple, dict[str, Any]] = {}
         for r in self.frame.sort("k").iter_rows(named=True):
-            g = groups.setdefault(tuple(r[c] for c in self.by), {"n_setups": r["n_setups"], "n_tasks": r["n_tasks"]})
-            g[r["k"]] = r["estimate"]
-        rows = [[*key, g["n_setups"], g["n_tasks"], *(g.get(k) for k in ks)] for key, g in groups.items()]
-        cols = [*self.by, f"{self.over}s", "tasks", *(f"{self.metric.replace('k', str(k))}" for k in ks)]
-        fields = [*self.by, "n_setups", "n_tasks", *(f"{'pass_hat' if self.metric == 'pass^k' else 'pass_at'}_{k}"
-                                                      for k in ks)]  # fmt: skip
+            g = groups.setdefault(tuple(r[c] for c in self.by), {
+                "n_setups": r["n_setups"], "n_tasks": r["n_tasks"], "n_simulations": r["n_simulations"],
+                "flagged": r["flagged"], "setups": r[f"{self.over}s"], "left_out": r["left_out"]})  # fmt: skip
+            g[r["k"]] = Interval(r["estimate"], r["ci_low"], r["ci_high"])
+        k0 = ks[0] if ks else None
+
+        def rank_key(item: tuple[tuple, dict[str, Any]]) -> tuple:
+            est = item[1].get(k0).estimate if k0 in item[1] else None
+            return (item[1]["flagged"], est is None, -(est or 0.0))
+
+        ordered = sorted(groups.items(), key=rank_key)
+        any_flag = any(g["flagged"] or g["left_out"] for _, g in ordered)
+        rows = []
+        for key, g in ordered:
+            row = [*key, g["n_setups"], g["n_tasks"], g["n_simulations"], *(g.get(k) for k in ks)]
+            if any_flag:
+                flag = "small: not ranked" if g["flagged"] else ""
+                if g["left_out"]:
+                    flag += ("; " if flag else "") + f"{len(g['left_out'])} small {self.over}(s) left out"
+                row.append(flag)
+            rows.append(row)
+        cols = [*self.by, f"{self.over}s", "tasks", "sims", *(f"{self.metric.replace('k', str(k))}" for k in ks)]
+        fields = [*self.by, "n_setups", "n_tasks", "n_simulations",
+                  *(f"{'pass_hat' if self.metric == 'pass^k' else 'pass_at'}_{k}" for k in ks)]  # fmt: skip
+        if any_flag:
+            cols.append("flag")
+            fields.append("flag")
+        level = f"{self.ci:.0%} " if self.ci else ""
         notes = [f"the leaderboard's convention: the unweighted mean of the per-{self.over} figures (each "
-                 f"{self.over} counts once, whatever its number of tasks); no interval — the per-{self.over} "
-                 "intervals are the calibrated ones"]  # fmt: skip
+                 f"{self.over} counts once, whatever its number of tasks); rows ranked by {self.metric.replace('k', str(k0))}"
+                 if k0 is not None else "no estimate"]  # fmt: skip
+        if self.ci:
+            notes.append(f"{level}interval: with one {self.over}, that {self.over}'s own interval; with several, a "
+                         f"normal interval from their standard errors (se_tasks, {self.over}s independent), whose "
+                         "coverage tauk has not measured — the per-setup intervals are the calibrated ones")  # fmt: skip
+        small = f"fewer than {MIN_SIMULATIONS} simulations or {MIN_TASKS} tasks (tauk.conventions)"
+        if not self.include_small:
+            notes.append(f"a {self.over} with {small} is left out of the mean and the ranking (include_small=True "
+                         f"keeps it); a group with only such {self.over}s is shown from them, flagged, not ranked")  # fmt: skip
+        for key, g in ordered:
+            name = " · ".join(str(v) for v in key) if key else "all"
+            used = "; ".join(str(x) for x in g["setups"])  # a setup's own text may hold commas
+            text = f"{name}: averaged {g['n_setups']} {self.over}(s): {used}"
+            if g["left_out"]:
+                why = dict(self.reasons)
+                text += " — left out: " + "; ".join(f"{x} ({why.get(x, 'small')})" for x in g["left_out"])
+            notes.append(text)
         return SummaryTable.build(f"{self.metric} overall (mean over {self.over}s)", cols, rows, notes,
                                   fields=fields, keys=max(len(self.by), 1))  # fmt: skip
-
-    def _other_infra_note(self) -> str | None:
-        """Where infrastructure errors occurred: pass^1 (or the smallest k) under the other convention, so a
-        published figure made under it can be matched."""
-        if not self.groups.height or not int(self.groups["infra_error_count"].fill_null(0).sum()):
-            return None
-        by = list(self.by)
-        col = self.other_infra_column
-        k0 = self.pass_hat_k["k"].min() if self.pass_hat_k.height else None
-        hit = self.groups.filter(pl.col("infra_error_count") > 0)
-        rows = hit.join(self.pass_hat_k.filter(pl.col("k") == k0), on=by, how="inner", nulls_equal=True) if by \
-            else self.pass_hat_k.filter(pl.col("k") == k0)  # fmt: skip
-        parts = []
-        for r in rows.iter_rows(named=True):
-            if r[col] is None:
-                continue
-            name = " · ".join(str(r[c]) for c in by) if by else "all"
-            parts.append(f"{name} {r[col]:.4g}")
-        if not parts:
-            return None
-        how = ("counted as failed trials (the leaderboard's older convention)" if self.infra == "drop"
-               else "dropped (τ²-bench ≥ 1.0)")  # fmt: skip
-        shown = "; ".join(parts[:8]) + (f"; … ({len(parts) - 8} more: {col})" if len(parts) > 8 else "")
-        return f"with infrastructure errors {how}, pass^{k0} would be: {shown}"
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
@@ -516,9 +565,14 @@ class Overall:
         return str(self.summary())
 
 
-def overall(result: Any, *, over: str = "setup") -> Overall:
+def overall(result: Any, *, over: str = "setup", include_small: bool = False) -> Overall:
     """One figure per group by the leaderboard's convention: the mean of the per-``over`` estimates of a
     :class:`~tauk.stats.Summary` or :class:`~tauk.stats.PassKResult` grouped by (at least) ``over``.
+
+    A ``over`` row (setup) with fewer than :data:`~tauk.conventions.MIN_SIMULATIONS` simulations or
+    :data:`~tauk.conventions.MIN_TASKS` tasks is left out of the mean unless ``include_small``; a group whose every
+    setup is that small keeps the mean of them, ``flagged`` (not ranked). The simulations are known from a
+    Summary; from a PassKResult only the tasks are checked.
 
     Examples
     --------
@@ -529,7 +583,13 @@ def overall(result: Any, *, over: str = "setup") -> Overall:
     >>> o = tauk.stats.overall(s)
     >>> [(a, n, round(e, 4)) for a, n, e in o.to_frame().filter(k=1).select("agent", "n_setups", "estimate").rows()]
     [('atlas-large', 2, 0.765), ('atlas-small', 2, 0.51), ('baseline', 2, 0.335)]
+    >>> o.ranking(k=1)["agent"].to_list()
+    ['atlas-large', 'atlas-small', 'baseline']
     """
+    from statistics import NormalDist
+
+    from tauk.conventions import small_reason
+
     by = tuple(getattr(result, "by", ()))
     long = getattr(result, "pass_hat_k", None)
     metric = "pass^k"
@@ -539,15 +599,48 @@ def overall(result: Any, *, over: str = "setup") -> Overall:
     if not isinstance(long, pl.DataFrame) or over not in by:
         raise TaukError(f"overall() takes a Summary or PassKResult grouped by {over!r} (its by is {by})")
     keys = [c for c in by if c != over]
-    frame = (
-        long.filter(pl.col("estimate").is_not_null())
-        .group_by([*keys, "k"], maintain_order=True)
-        .agg(
-            pl.col(over).n_unique().alias("n_setups"),
-            pl.col("n_tasks").sum().alias("n_tasks"),
-            pl.col("estimate").mean().alias("estimate"),
-            pl.col(over).unique(maintain_order=True).alias(f"{over}s"),
-        )
-        .sort([*keys, "k"], nulls_last=True)
-    )
-    return Overall(tuple(keys), over, metric, frame)
+    groups = getattr(result, "groups", None)
+    if isinstance(groups, pl.DataFrame) and {"n_simulations", "n_tasks"} <= set(groups.columns):
+        size = groups.select(*by, pl.col("n_simulations").alias("_sims"), pl.col("n_tasks").alias("_tasks"))
+        long = long.join(size, on=list(by), how="left", nulls_equal=True, maintain_order="left")
+    else:
+        long = long.with_columns(pl.lit(None, dtype=pl.Int64).alias("_sims"), pl.col("n_tasks").alias("_tasks"))
+    ci = getattr(result, "ci", None)
+    z = NormalDist().inv_cdf(0.5 + ci / 2) if ci else None
+    long = long.filter(pl.col("estimate").is_not_null())
+    reasons: dict[str, str] = {}
+    out: list[dict[str, Any]] = []
+    for part in long.partition_by([*keys, "k"], maintain_order=True) if long.height else []:
+        rows = part.to_dicts()
+        for r in rows:
+            why = small_reason(r["_sims"], r["_tasks"])
+            r["_why"] = why
+            if why:
+                reasons[str(r[over])] = why
+        big = [r for r in rows if include_small or not r["_why"]]
+        flagged = not big
+        used = rows if flagged else big
+        m = len(used)
+        est = sum(r["estimate"] for r in used) / m
+        lo = hi = None
+        how = None
+        if ci and m == 1:
+            lo, hi, how = used[0].get("ci_low"), used[0].get("ci_high"), used[0].get("interval_method")
+        elif z is not None and all(r.get("se_tasks") is not None for r in used):
+            se = sum(r["se_tasks"] ** 2 for r in used) ** 0.5 / m
+            lo, hi, how = max(0.0, est - z * se), min(1.0, est + z * se), f"normal over {over}s (se_tasks)"
+        sims = [r["_sims"] for r in used]
+        out.append({
+            **{c: rows[0][c] for c in keys}, "k": rows[0]["k"], "n_setups": m,
+            "n_tasks": sum(r["n_tasks"] for r in used),
+            "n_simulations": sum(sims) if all(x is not None for x in sims) else None,
+            "estimate": est, "ci_low": lo, "ci_high": hi, "interval_method": how,
+            f"{over}s": [r[over] for r in used], "left_out": [] if flagged else [r[over] for r in rows if r not in big],
+            "flagged": flagged,
+        })  # fmt: skip
+    schema = {**{c: long.schema[c] for c in keys}, "k": pl.Int64, "n_setups": pl.Int64, "n_tasks": pl.Int64,
+              "n_simulations": pl.Int64, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+              "interval_method": pl.String, f"{over}s": pl.List(long.schema[over]),
+              "left_out": pl.List(long.schema[over]), "flagged": pl.Boolean}  # fmt: skip
+    frame = pl.DataFrame(out, schema=schema).sort([*keys, "k"], nulls_last=True) if out else pl.DataFrame(schema=schema)
+    return Overall(tuple(keys), over, metric, frame, ci, include_small, tuple(sorted(reasons.items())))

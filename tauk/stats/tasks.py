@@ -40,16 +40,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from math import comb as _math_comb
 from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.special import comb
 
+from tauk._lazy import lazy
 from tauk.conventions import DEFAULT_K_MAX, INFRA, INFRA_REASON, SUCCESS_TOL, TASK_KEY, success_expr
-from tauk.errors import TaukError
+from tauk.errors import TaukError, check_columns
 
 from .options import check_infra
+
+special = lazy("scipy.special")
+
 
 __all__ = [
     "STAT_COLUMNS",
@@ -148,7 +152,7 @@ def _u_exact(n: int, c: int, k: int) -> float:
         return float("nan")
     if c < k:
         return 0.0
-    return int(comb(c, k, exact=True)) / int(comb(n, k, exact=True))
+    return _math_comb(c, k) / _math_comb(n, k)
 
 
 def u_hat(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
@@ -174,7 +178,7 @@ def unbiased_means(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> tuple[n
     m = (n >= k) & (n > 0)
     x = c if metric == "pass^k" else n - c
     with np.errstate(invalid="ignore", divide="ignore"):
-        u = np.where(m, comb(x, k) / np.where(m, comb(n, k), 1.0), 0.0)
+        u = np.where(m, special.comb(x, k) / np.where(m, special.comb(n, k), 1.0), 0.0)
         Tk = m.sum(1)
         est = np.where(Tk > 0, u.sum(1) / np.maximum(Tk, 1), np.nan)
     return (est if metric == "pass^k" else 1.0 - est), Tk
@@ -286,9 +290,7 @@ def _group_col(by: tuple[str, ...]) -> tuple[list[str], pl.Expr | None]:
 
 def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]:
     """Per-group, per-task (n, c) from a frame returned by :func:`prepare_trials`."""
-    for col in by:
-        if col not in prepared.columns:
-            raise TaukError(f"cannot group by {col!r}: not a column of the trials frame")
+    check_columns(by, prepared.columns)
     keys, extra = _group_col(by)
     df = prepared.with_columns(extra) if extra is not None else prepared
     tkeys = [c for c in TASK_KEY if c not in keys]
@@ -363,6 +365,7 @@ def resolve_by(prepared: pl.DataFrame, by: tuple[str, ...], pool_setups: bool = 
     ...                                                                              ("agent",), pool_setups=True)
     (('agent', 'domain'), ('agent',))
     """
+    check_columns((*by, *also), prepared.columns)  # before any grouping: one line, not a Polars traceback
     if pool_setups or "setup" in by:
         return by
     keys = [*by, *also]
@@ -429,9 +432,7 @@ def task_counts(data: Any, *, by: str | Sequence[str] | None = None, infra: str 
     """
     extra = [c for c in normalize_by(by) if c not in LABEL_COLUMNS]
     df = prepare_trials(as_trials(data, [*extra, reward]), infra, reward)
-    for c in extra:
-        if c not in df.columns:
-            raise TaukError(f"cannot keep {c!r}: not a column of the trials frame")
+    check_columns(extra, df.columns, "keep")
     kept = pl.col("_kept")
     rewarded, fractional = reward_flags()
     cost = kept & pl.col("agent_cost").is_not_null()

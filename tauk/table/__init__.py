@@ -4,7 +4,7 @@ One table, every target, each with its own escaping: terminal text that fits 100
 made visible, long labels shortened, wide tables split into blocks, notes wrapped), GitHub Markdown (``|``, ``<``, ``[``, CR/LF and
 the other markup characters escaped), CSV and a Polars frame (numbers as numbers, an interval as three columns
 ``x``, ``x_ci_low``, ``x_ci_high``), HTML (escaped) and LaTeX (specials escaped; a ``table`` float with a
-``\\label`` that fits ``\\columnwidth``; needs ``\\usepackage{booktabs,array,graphicx}`` — all in a stock TeX Live).
+``\\label`` that fits a two-column layout's column with no text below 7 pt; needs ``\\usepackage{booktabs,array}`` — all in a stock TeX Live).
 
 The cells (:class:`Interval`, :func:`fmt`) and the escaping of each target are in ``tauk.table._format``, the
 table in ``tauk.table._summary``; import them all from here.
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from ._format import Interval, fmt, latex_escape, markdown_escape, terminal_safe
 from ._format import _latex_escape as _latex_escape  # the old private name
-from ._summary import FORMATS, LATEX_PACKAGES, SummaryTable
+from ._summary import FORMATS, LATEX_PACKAGES, LATEX_WIDTH_PT, SummaryTable
 
 __all__ = [
     "Interval",
@@ -48,5 +48,6 @@ __all__ = [
     "markdown_escape",
     "terminal_safe",
     "LATEX_PACKAGES",
+    "LATEX_WIDTH_PT",
     "FORMATS",
 ]

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Interval", "csv_safe", "fmt", "latex_escape", "markdown_escape", "terminal_safe"]
+__all__ = ["Interval", "csv_safe", "distinct_labels", "fmt", "latex_escape", "markdown_escape", "terminal_safe"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,10 @@ _LATEX_SPECIAL = {
     "\r": " ",
     # symbols the statistics notes use that pdflatex's utf8 input does not know (in math mode)
     "−": "-",
+    "×": r"$\times$",
+    "·": r"$\cdot$",
+    "…": r"\ldots{}",
+    "±": r"$\pm$",
     "≥": r"$\geq$",
     "≤": r"$\leq$",
     "≠": r"$\neq$",
@@ -144,14 +148,14 @@ _latex_escape = latex_escape  # the old private name
 
 
 _MARK = "\ue000"  # a break point, placed before escaping and turned into \allowbreak{} after
-_BREAK_AFTER = re.compile(r"([_\-./:,;=+|])")
-_LONG_WORD = re.compile(r"[A-Za-z0-9]{12,}")
+_BREAK_AFTER = re.compile(r"([_\-./:,;=+|×·#])")
+_LONG_WORD = re.compile(r"[^\s_\-./:,;=+|×·#]{9,}")
 
 
 def _breakable(text: str) -> str:
-    """``text`` escaped for LaTeX, allowed to break after ``_ - . / :`` and every 10 characters of a long word."""
+    """``text`` escaped for LaTeX, allowed to break after ``_ - . / :`` and every 8 characters of a long word."""
     s = _BREAK_AFTER.sub(lambda m: m.group(0) + _MARK, text)
-    s = _LONG_WORD.sub(lambda m: _MARK.join(m.group(0)[i : i + 10] for i in range(0, len(m.group(0)), 10)), s)
+    s = _LONG_WORD.sub(lambda m: _MARK.join(m.group(0)[i : i + 8] for i in range(0, len(m.group(0)), 8)), s)
     return latex_escape(s).replace(_MARK, r"\allowbreak{}")
 
 
@@ -161,3 +165,41 @@ def _shorten(text: str, width: int) -> str:
     head = (width - 1) // 2 + (width - 1) % 2
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
+
+
+_SEP = re.compile(r"(?<=[/ ·:_|,])")  # token boundaries: after a separator
+
+
+def distinct_labels(values: list[str]) -> tuple[list[str], str, str]:
+    """The labels with what they all share left out: the longest common prefix and suffix that end on a separator
+    (``/``, space, ``·``, ``:``, ``_``, ``|``, ``,``), so what tells them apart is kept whole; returns the labels,
+    the prefix and the suffix dropped. Fewer than two distinct labels are returned as they are.
+
+    >>> distinct_labels(["runs/a/x.json", "runs/b/x.json"])
+    (['a', 'b'], 'runs/', '/x.json')
+    >>> distinct_labels(["gpt-4.1 · telecom", "gpt-4.1-mini · telecom"])[0]
+    ['gpt-4.1', 'gpt-4.1-mini']
+    """
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) < 2:
+        return list(values), "", ""
+    parts = [_SEP.split(v) for v in distinct]
+    pre = 0
+    while all(len(p) > pre + 1 for p in parts) and len({p[pre] for p in parts}) == 1:
+        pre += 1
+    suf = 0
+    while all(len(p) > pre + suf + 1 for p in parts) and len({p[-1 - suf] for p in parts}) == 1:
+        suf += 1
+    prefix = "".join(parts[0][:pre])
+    suffix = "".join(parts[0][len(parts[0]) - suf:]) if suf else ""
+    # a suffix starts at a separator: move the separator that ends the kept part into it
+    out = []
+    for v in values:
+        core = v[len(prefix): len(v) - len(suffix)]
+        out.append(core)
+    trimmed = [c.rstrip("/ ·:_|,") for c in out]
+    tail = [c[len(t):] for c, t in zip(out, trimmed)]
+    if suffix and len(set(tail)) == 1:
+        suffix = tail[0] + suffix
+        out = trimmed
+    return out, prefix, suffix

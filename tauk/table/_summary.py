@@ -16,22 +16,58 @@ from typing import Any
 from ._format import (
     Interval,
     _breakable,
-    _shorten,
     csv_safe,
+    distinct_labels,
     fmt,
     latex_escape,
     markdown_escape,
     terminal_safe,
 )
 
-__all__ = ["SummaryTable", "LATEX_PACKAGES", "FORMATS"]
+__all__ = ["SummaryTable", "LATEX_PACKAGES", "LATEX_WIDTH_PT", "FORMATS"]
 
 FORMATS: tuple[str, ...] = ("table", "csv", "markdown", "latex")
 """The text formats of :meth:`SummaryTable.render` (``table``: text for a terminal); the command line's ``--format``
 offers these and ``json`` (a result's records)."""
 
-LATEX_PACKAGES = ("booktabs", "array", "graphicx")
-"""The LaTeX packages :meth:`SummaryTable.to_latex` needs (all in a stock TeX Live: ``\\usepackage{booktabs,array,graphicx}``)."""
+LATEX_PACKAGES = ("booktabs", "array")
+"""The LaTeX packages :meth:`SummaryTable.to_latex` needs (both in a stock TeX Live: ``\\usepackage{booktabs,array}``)."""
+
+LATEX_WIDTH_PT = 219.0
+"""The column width :meth:`SummaryTable.to_latex` fits by default, in points: the narrowest common two-column layout
+(ACL's 7.7 cm; IEEE, ICML and a two-column ``article`` are wider)."""
+
+_TABCOLSEP = 3.0  # points each side of a cell
+_KEY_OVER = 24  # a label column with a longer text gets short keys and a legend
+_WRAP_OVER = 12  # … a longer one wraps
+_WRAP_PT = 56.0  # the width of a wrapped column
+# widths of characters at \footnotesize (8 pt Computer Modern), rounded up: an over-estimate keeps tables inside
+_NARROW, _WIDE = set(".,:;!|'()[]ilj1/-"), set("MWmw@%—…")
+
+
+def _text_pt(text: str) -> float:
+    """The width of ``text`` at 8 pt, an over-estimate (for fitting a table, never for typesetting)."""
+    w = 0.0
+    for ch in text:
+        w += 2.6 if ch in _NARROW else 7.6 if ch in _WIDE else 6.6 if ch.isupper() else 4.7
+    return w
+
+
+def _latex_blocks(widths: list[float], keys: int, width: float) -> list[list[int]]:
+    """Columns in stacked blocks no wider than ``width`` points, the first ``keys`` columns in each."""
+    key = list(range(keys))
+    base = sum(widths[i] for i in key)
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    used = base
+    for i in range(keys, len(widths)):
+        if current and used + widths[i] > width:
+            blocks.append(key + current)
+            current, used = [], base
+        current.append(i)
+        used += widths[i]
+    blocks.append(key + current)
+    return blocks
 
 
 # ---- the table ------------------------------------------------------------------------------------------------
@@ -121,14 +157,16 @@ class SummaryTable:
 
     # -- text ---------------------------------------------------------------------------------------------------
     def to_text(self, *, width: int = 100, digits: int | None = None, wide: bool = False,
-                max_label: int = 32) -> str:  # fmt: skip
-        """Plain text for a terminal: control characters made visible; unless ``wide``, labels longer than
-        ``max_label`` shortened in the middle and a table wider than ``width`` split into blocks of columns (the
+                max_label: int = 48) -> str:  # fmt: skip
+        """Plain text for a terminal: control characters made visible; unless ``wide``, a label column with a label
+        longer than ``max_label`` loses what all its labels share and then, if still too long, shows short keys
+        with a legend in the notes (a label is never cut in the middle), and a table wider than ``width`` split into blocks of columns (the
         key columns repeated in each) and notes wrapped at ``width``."""
         cols = [terminal_safe(c) for c in self.columns]
         cells = [[terminal_safe(c) for c in row] for row in self._cells(digits)]
+        label_notes: list[str] = []
         if not wide:
-            cells = [[_shorten(c, max_label) for c in row] for row in cells]
+            cells, label_notes = self._fit_labels(cells, max_label)
         widths = [len(c) for c in cols]
         for row in cells:
             widths = [max(w, len(c)) for w, c in zip(widths, row)]
@@ -144,11 +182,39 @@ class SummaryTable:
             for row in cells:
                 out.append("  ".join(row[i].ljust(widths[i]) if left[i] else row[i].rjust(widths[i])
                                      for i in block).rstrip())  # fmt: skip
-        for n in self.notes:  # wrapped at the same width, continuation lines indented under the text
+        for n in [*label_notes, *self.notes]:  # wrapped at the same width, continuation lines indented under the text
             note = f"* {terminal_safe(n)}"
             out += [note] if wide else textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False,
                                                           break_long_words=False)
         return "\n".join(out)
+
+    def _fit_labels(self, cells: list[list[str]], max_label: int) -> tuple[list[list[str]], list[str]]:
+        """Label columns with a label longer than ``max_label``: what every label shares left out (a common prefix
+        or suffix, :func:`~tauk.table._format.distinct_labels`), then, if still too long, short keys with a legend —
+        never cut in the middle. Returns the cells and the notes saying what was done."""
+        notes: list[str] = []
+        left = self._left()
+        cells = [list(r) for r in cells]
+        for i, lf in enumerate(left):
+            column = [r[i] for r in cells]
+            if not lf or max((len(c) for c in column), default=0) <= max_label:
+                continue
+            name = terminal_safe(self.columns[i])
+            short, pre, suf = distinct_labels(column)
+            if pre or suf:
+                dropped = " and ".join(x for x in (f"prefix {pre!r}" if pre else "", f"suffix {suf!r}" if suf else "")
+                                       if x)  # fmt: skip
+                notes.append(f"{name}: the common {dropped} left out")
+                column = short
+            if max((len(c) for c in column), default=0) > max_label:
+                initial = (re.sub(r"[^A-Za-z]", "", self.field_names[i])[:1] or "K").upper()
+                order = list(dict.fromkeys(c for c in column if len(c) > max_label))
+                key = {c: f"{initial}{j + 1}" for j, c in enumerate(order)}
+                notes.append(f"{name}: " + "; ".join(f"{k} = {c}" for c, k in key.items()))
+                column = [key.get(c, c) for c in column]
+            for r, c in zip(cells, column):
+                r[i] = c
+        return cells, notes
 
     def _blocks(self, widths: list[int], width: int) -> list[list[int]]:
         keys = list(range(min(self.keys, len(widths))))
@@ -213,10 +279,10 @@ class SummaryTable:
         return names, rows
 
     def to_csv(self, *, digits: int | None = None) -> str:
-        """CSV with the machine field names; an interval as ``x, x_ci_low, x_ci_high``; floats rounded to
-        ``digits`` decimals (default: the table's); text with control characters dropped and a leading ``=``, ``+``,
+        """CSV with the machine field names; an interval as ``x, x_ci_low, x_ci_high``; floats at full precision
+        (rounded to ``digits`` decimals only when given); text with control characters dropped and a leading ``=``, ``+``,
         ``-``, ``@``, tab or CR neutralised by a single quote (:func:`~tauk.table._format.csv_safe`)."""
-        names, rows = self._flat(self.digits if digits is None else digits)
+        names, rows = self._flat(digits)
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow([csv_safe(n) for n in names])
@@ -253,47 +319,87 @@ class SummaryTable:
         return self._repr_html_()
 
     # -- LaTeX ------------------------------------------------------------------------------------------------
-    def to_latex(self, *, label: str | None = None, digits: int | None = None) -> str:
-        """A ``table`` float with a caption and ``\\label``, booktabs rules, every cell escaped. It fits
-        ``\\columnwidth``: a small font, long labels wrap in ragged-right columns, an interval sits on two lines
-        under its estimate, and a table still too wide is scaled down to the column. Needs
-        ``\\usepackage{booktabs,array,graphicx}`` (:data:`LATEX_PACKAGES`)."""
+    def to_latex(self, *, label: str | None = None, digits: int | None = None,
+                 width: float = LATEX_WIDTH_PT) -> str:  # fmt: skip
+        """A ``table`` float with a caption and ``\\label``, booktabs rules, every cell escaped, that fits a column
+        ``width`` points wide (default :data:`LATEX_WIDTH_PT`, the narrowest common two-column layout) with no text
+        below 7 pt in a 10 pt document: body at ``\\footnotesize``, an interval on a second line under its estimate
+        at ``\\scriptsize``, labels longer than 24 characters replaced by short keys (``A1``, ``S1`` …: the first
+        letter of the column) with a legend under the table, shorter ones wrapped, and a table still too wide split
+        into stacked blocks of columns (the key columns repeated in each). Nothing is scaled. The label is used as
+        given, with only characters outside ``A-Za-z0-9:._-`` replaced (it is never escaped). Needs
+        ``\\usepackage{booktabs,array}`` (:data:`LATEX_PACKAGES`).
+
+        >>> t = SummaryTable.build("t", ["setup", "n"], [["airline/normal/gpt-4.1/DB,COMMUNICATE", 1]])
+        >>> tex = t.to_latex(label="tab:my_table")
+        >>> "label{tab:my_table}" in tex, "S1 &" in tex, "S1: airline/normal" in tex.replace("\\\\allowbreak{}", "")
+        (True, True, True)
+        """
         d = self.digits if digits is None else digits
         left = self._left()
-        spec = []
+        ncol = len(self.columns)
+        keyed: dict[int, dict[str, str]] = {}
+        wrap: set[int] = set()
         for i, lf in enumerate(left):
-            longest = max([len(str(r[i])) for r in self.rows if isinstance(r[i], str)] + [0])
-            spec.append(r">{\raggedright\arraybackslash}p{2.4cm}" if lf and longest > 16 else ("l" if lf else "r"))
+            texts = [str(r[i]) for r in self.rows if isinstance(r[i], str)]
+            longest = max([len(t) for t in texts] + [0])
+            if lf and longest > _KEY_OVER:
+                initial = (re.sub(r"[^A-Za-z]", "", self.field_names[i])[:1] or "K").upper()
+                used = {k for m in keyed.values() for k in m.values()}
+                while any(k.startswith(initial) for k in used):
+                    initial += initial[-1].lower()
+                order = list(dict.fromkeys(texts))
+                keyed[i] = {t: f"{initial}{j + 1}" for j, t in enumerate(order)}
+            elif lf and longest > _WRAP_OVER:
+                wrap.add(i)
 
         def cell(v: Any, i: int) -> str:
             if isinstance(v, Interval) and v.estimate is not None and v.low is not None and v.high is not None:
                 return (rf"\begin{{tabular}}[t]{{@{{}}r@{{}}}}{fmt(v.estimate, d)}\\"
                         rf"{{\scriptsize[{fmt(v.low, d)}, {fmt(v.high, d)}]}}\end{{tabular}}")  # fmt: skip
+            if i in keyed and isinstance(v, str):
+                return keyed[i][v]
             text = fmt(v, d)
-            return _breakable(text) if spec[i].endswith("p{2.4cm}") else latex_escape(text)
+            return _breakable(text) if i in wrap else latex_escape(text)
 
+        def est(v: Any, i: int) -> float:  # the column's width in points at \footnotesize (an over-estimate)
+            if isinstance(v, Interval) and v.estimate is not None and v.low is not None and v.high is not None:
+                return max(_text_pt(fmt(v.estimate, d)), 7 / 8 * _text_pt(f"[{fmt(v.low, d)}, {fmt(v.high, d)}]"))
+            if i in keyed and isinstance(v, str):
+                return _text_pt(keyed[i][v])
+            return min(_text_pt(fmt(v, d)), _WRAP_PT) if i in wrap else _text_pt(fmt(v, d))
+
+        widths = [max([_text_pt(c) if i not in wrap else min(_text_pt(c), _WRAP_PT) for c in (self.columns[i],)]
+                      + [est(r[i], i) for r in self.rows]) + 2 * _TABCOLSEP for i in range(ncol)]  # fmt: skip
+        blocks = _latex_blocks(widths, min(self.keys, ncol), width)
         tag = label or self.label or "tab:" + (re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "table")
+        tag = re.sub(r"[^A-Za-z0-9:._-]+", "-", str(tag))
         lines = [
             "% needs \\usepackage{" + ",".join(LATEX_PACKAGES) + "}",
             r"\begin{table}[tbp]",
             r"\centering",
-            rf"\caption{{{latex_escape(self.title)}}}\label{{{latex_escape(tag)}}}",
-            r"\footnotesize\setlength{\tabcolsep}{3pt}%",
-            r"\sbox0{\begin{tabular}{@{}" + "".join(spec) + "@{}}",
-            r"\toprule",
-            " & ".join(latex_escape(c) for c in self.columns) + r" \\",
-            r"\midrule",
+            rf"\caption{{{latex_escape(self.title)}}}\label{{{tag}}}",
+            rf"\footnotesize\setlength{{\tabcolsep}}{{{_TABCOLSEP:g}pt}}%",
         ]
-        # \relax: a row starting with "[" must not be read as the optional argument of the \\ before it
-        lines += [r"\relax " + " & ".join(cell(v, i) for i, v in enumerate(row)) + r" \\" for row in self.rows]
-        lines += [
-            r"\bottomrule",
-            r"\end{tabular}}%",
-            r"\ifdim\wd0>\columnwidth\resizebox{\columnwidth}{!}{\usebox0}\else\usebox0\fi",
-        ]
-        if self.notes:
+        for b, block in enumerate(blocks):
+            if b:
+                lines.append(r"\par\medskip")
+            spec = "".join((rf">{{\raggedright\arraybackslash}}p{{{_WRAP_PT:g}pt}}" if i in wrap else "l")
+                           if left[i] else "r" for i in block)  # fmt: skip
+            lines += [
+                r"\begin{tabular}{@{}" + spec + "@{}}",
+                r"\toprule",
+                " & ".join(latex_escape(self.columns[i]) for i in block) + r" \\",
+                r"\midrule",
+            ]
+            # \relax: a row starting with "[" must not be read as the optional argument of the \\ before it
+            lines += [r"\relax " + " & ".join(cell(row[i], i) for i in block) + r" \\" for row in self.rows]
+            lines += [r"\bottomrule", r"\end{tabular}"]
+        legend = [f"{self.columns[i]}: " + "; ".join(f"{k}: {t}" for t, k in m.items()) for i, m in keyed.items()]
+        notes = [*legend, *self.notes]
+        if notes:
             lines.append(r"\par\smallskip\parbox{\columnwidth}{\scriptsize\raggedright")
-            lines += [latex_escape(n) + r"\par" for n in self.notes]
+            lines += [_breakable(n) + r"\par" for n in notes]
             lines.append("}")
         lines.append(r"\end{table}")
         return "\n".join(lines)

@@ -125,7 +125,8 @@ def _old_imports_in(path: Path, root: Path) -> list[str]:
         if isinstance(node, ast.ImportFrom) and node.module:
             # ``from tauk.stats import overall`` is the function; ``from tauk.stats import model`` the old module
             mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names
-                                    if node.module != "tauk.stats" or not callable(vars(tauk.stats).get(a.name))]
+                                    if node.module != "tauk.stats" or not (a.name in tauk.stats._LAZY
+                                                                            or callable(vars(tauk.stats).get(a.name)))]
         elif isinstance(node, ast.Import):
             mods = [a.name for a in node.names]
         else:

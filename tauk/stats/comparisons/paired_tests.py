@@ -58,13 +58,15 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from tauk._compat import keyword_options
+from tauk._lazy import lazy
 from tauk.conventions import CI_LEVEL, INVERSION_PERMUTATIONS, PAIRED_TEST, SEED
 
 from ..options import check_level, check_test
 from .score import score_pvalue, score_test
+
+stats = lazy("scipy.stats")
 
 __all__ = ["PairedTest", "SignFlipNull", "paired_test", "pairwise_pvalues", "signflip_null", "signflip_pvalue"]
 

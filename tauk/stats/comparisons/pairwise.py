@@ -41,9 +41,9 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from tauk._compat import keyword_options
+from tauk._lazy import lazy
 from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
 from tauk.errors import StatsWarning
 
@@ -63,6 +63,8 @@ from .results import (
     interval_label,
     rows_frame,
 )
+
+stats = lazy("scipy.stats")
 
 __all__ = ["compare", "compare_all", "compare_pair", "Paired"]
 
@@ -380,7 +382,8 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
             {
                 "estimate_a": float(np.mean(ua)),
                 "estimate_b": float(np.mean(ub)),
-                "diff": float(mean[0]),
+                "difference": float(mean[0]),
+                "diff": float(mean[0]),  # deprecated alias (one release)
                 "se": finite_or_none(se0),
                 "t_low": finite_or_none(tt.lo),
                 "t_high": finite_or_none(tt.hi),

@@ -32,14 +32,16 @@ import itertools
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from tauk._compat import keyword_options
+from tauk._lazy import lazy
 from tauk.conventions import CI_LEVEL, PAIRED_TEST
 from tauk.errors import TaukError
 
 from ..options import check_level
 from .paired_tests import pairwise_pvalues
+
+stats = lazy("scipy.stats")
 
 __all__ = ["RankIntervals", "rank_intervals", "holm_reject"]
 

@@ -93,17 +93,17 @@ def interval_agreement(d, lo: float, hi: float, p: float, level: float, method: 
 
 
 NUM_FIELDS = (
-    "estimate_a", "estimate_b", "diff", "se", "t_low", "t_high", "ci_low", "ci_high", "p_value", "p_t", "p_signflip",
+    "estimate_a", "estimate_b", "difference", "diff", "se", "t_low", "t_high", "ci_low", "ci_high", "p_value", "p_t", "p_signflip",
     "p_wilcoxon", "mcnemar_a_only", "mcnemar_b_only", "p_mcnemar", "p_perm",
 )
 ROW_SCHEMA = {
     "a": pl.String, "b": pl.String, "k": pl.Int64, "n_tasks": pl.Int64, "n_tasks_only_a": pl.Int64,
     "n_tasks_only_b": pl.Int64, "n_tasks_excluded": pl.Int64, "estimate_a": pl.Float64, "estimate_b": pl.Float64,
-    "diff": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "interval_method": pl.String,
+    "difference": pl.Float64, "diff": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "interval_method": pl.String,
     "test": pl.String, "p_value": pl.Float64, "se": pl.Float64, "t_low": pl.Float64, "t_high": pl.Float64,
     "p_t": pl.Float64, "p_signflip": pl.Float64, "signflip_method": pl.String, "p_wilcoxon": pl.Float64,
     "mcnemar_a_only": pl.Int64, "mcnemar_b_only": pl.Int64, "p_mcnemar": pl.Float64,
-    # deprecated aliases (one release): p_perm = p_signflip, perm_method = signflip_method
+    # deprecated aliases (one release): p_perm = p_signflip, perm_method = signflip_method, diff = difference
     "p_perm": pl.Float64, "perm_method": pl.String,
     # does the interval exclude 0, is p < α, and why they differ or what the interval rests on (issue 23)
     "interval_excludes_0": pl.Boolean, "p_below_alpha": pl.Boolean, "interval_note": pl.String,
@@ -186,9 +186,14 @@ class Comparison:
         return df.row(0, named=True)
 
     @property
+    def difference(self) -> float | None:
+        """The difference (a − b) when there is a single group."""
+        return self.row()["difference"]
+
+    @property
     def diff(self) -> float | None:
-        """The difference when there is a single group."""
-        return self.row()["diff"]
+        """The old name of :attr:`difference` (kept one release)."""
+        return self.row()["difference"]
 
     @property
     def p_value(self) -> float | None:
@@ -197,18 +202,18 @@ class Comparison:
 
     def summary(self) -> SummaryTable:
         """The table (text, HTML, LaTeX): one row per group."""
-        cols = [*self.by, "tasks", f"pass^{self.k} {self.a}", f"pass^{self.k} {self.b}", "diff", "ci_low", "ci_high",
+        cols = [*self.by, "tasks", f"pass^{self.k} {self.a}", f"pass^{self.k} {self.b}", "difference", "ci_low", "ci_high",
                 "p_value", "p_signflip", "p_mcnemar"]  # fmt: skip
         rows = [
             [*(r[c] for c in self.by), r["n_tasks"], r["estimate_a"], r["estimate_b"], r["diff"], r["ci_low"],
              r["ci_high"], r["p_value"], r["p_signflip"], r["p_mcnemar"]]
             for r in self.frame.iter_rows(named=True)
         ]  # fmt: skip
-        notes = [f"paired on shared tasks (domain, task_id); diff = {self.a} − {self.b}", *comparison_notes(self)]
+        notes = [f"paired on shared tasks (domain, task_id); difference = {self.a} − {self.b}", *comparison_notes(self)]
         only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
         if any(only):
             notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
-        fields = [*self.by, "n_tasks", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p_value",
+        fields = [*self.by, "n_tasks", "estimate_a", "estimate_b", "difference", "ci_low", "ci_high", "p_value",
                   "p_signflip", "p_mcnemar"]  # fmt: skip
         return SummaryTable.build(f"{self.a} vs {self.b}", cols, rows, notes, fields=fields, keys=max(len(self.by), 1))
 
@@ -291,8 +296,8 @@ class MultipleComparison:
 
     def summary(self) -> SummaryTable:
         """The table (text, HTML, LaTeX): one row per pair; the rank intervals as notes."""
-        cols = [*self.by, "a", "b", "tasks", "diff", "ci_low", "ci_high", "p_value", f"p_{self.adjust}"]
-        fields = [*self.by, "a", "b", "n_tasks", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"]
+        cols = [*self.by, "a", "b", "tasks", "difference", "ci_low", "ci_high", "p_value", "p_adjusted"]
+        fields = [*self.by, "a", "b", "n_tasks", "difference", "ci_low", "ci_high", "p_value", "p_adjusted"]
         shown = self.pairs.filter(pl.col("n_tasks") > 0)
         empty = self.pairs.filter(pl.col("n_tasks").fill_null(0) == 0)
         rows = [

@@ -17,11 +17,14 @@ import warnings
 from collections.abc import Iterator
 
 import numpy as np
-from scipy import special, stats
 
+from tauk._lazy import lazy
 from tauk.errors import TaukError
 
 from ..options import CI_METHODS, IntervalOptions
+
+special = lazy("scipy.special")
+stats = lazy("scipy.stats")
 
 __all__ = [
     "BOOTSTRAP_METHODS",

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import special
 
+from tauk._lazy import lazy
 from tauk.errors import StatsWarning
 
 from ..options import CI_METHODS, IntervalOptions, finite_or_none
@@ -35,6 +35,8 @@ from ..tasks import GroupTasks
 from .model import FALLBACK, model_interval
 from .model_check import CHECK_ALPHA, check_threshold_text
 from .nonparametric import task_interval, unanimous_columns
+
+special = lazy("scipy.special")
 
 __all__ = [
     "MODEL",

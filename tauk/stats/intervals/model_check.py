@@ -11,11 +11,13 @@ Where it fails, :mod:`tauk.stats.intervals.model` joins its interval with a task
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
+from tauk._lazy import lazy
 from tauk.errors import TaukError
 
 from .posterior import resample
+
+special = lazy("scipy.special")
 
 __all__ = ["CHECK_ALPHA", "ppc_pvalue", "check_threshold", "check_threshold_text"]
 

@@ -15,10 +15,13 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy import special
+
+from tauk._lazy import lazy
 
 from ..options import IntervalOptions
 from .bootstrap import interval
+
+special = lazy("scipy.special")
 
 __all__ = ["unanimous_interval", "unanimous_columns", "task_interval", "task_intervals_by_group", "clopper_pearson"]
 

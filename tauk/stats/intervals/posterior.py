@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
 
+from tauk._lazy import lazy
 from tauk.errors import TaukError
+
+special = lazy("scipy.special")
+
 
 __all__ = ["Prior", "DEFAULT_PRIOR", "beta_moment", "posterior_points", "weighted_quantiles", "resample", "pair_counts",
            "fixed_draws"]
@@ -76,6 +79,12 @@ def beta_moment(alpha, beta, k: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------------
 # posterior over (u, v) = (logit μ, log κ)
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def _t_logpdf(x: np.ndarray, nu: float) -> np.ndarray:
+    """log density of Student's t with ``nu`` degrees of freedom (as ``scipy.stats.t.logpdf``)."""
+    return (special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * np.log(nu * np.pi)
+            - (nu + 1) / 2 * np.log1p(x * x / nu))  # fmt: skip
 
 
 def _uv_to_ab(u, v):
@@ -192,8 +201,8 @@ def posterior_points(
     Ur, Vr = np.broadcast_to(U, (R, U.size)), np.broadcast_to(V, (R, V.size))
     # the coarse grid cannot resolve a posterior narrower than its spacing: floor the variances at (h/2)²
     floor_u, floor_v = ((ug[1] - ug[0]) / 2) ** 2, ((vg[1] - vg[0]) / 2) ** 2
-    tq = stats.t.ppf(_lattice(points, _LATTICES[points]), nu)
-    logq = stats.t.logpdf(tq, nu).sum(1)
+    tq = special.stdtrit(nu, _lattice(points, _LATTICES[points]))  # Student-t quantiles (scipy.stats not needed)
+    logq = _t_logpdf(tq, nu).sum(1)
     A, B = np.broadcast_to(A, (R, A.size)), np.broadcast_to(B, (R, B.size))
     for _ in range(passes):
         mu_u, mu_v = (W * Ur).sum(1), (W * Vr).sum(1)

@@ -31,10 +31,15 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize, special, stats
+
+from tauk._lazy import lazy
 
 from ..tasks import unbiased_means
 from .minorants import MINORANTS
+
+optimize = lazy("scipy.optimize")
+special = lazy("scipy.special")
+stats = lazy("scipy.stats")
 
 __all__: list[str] = []
 

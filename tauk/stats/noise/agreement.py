@@ -5,10 +5,14 @@ estimate) and the beta-binomial over-dispersion ρ (its model-based twin). See
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
-from scipy import stats as sstats
+
+from tauk._lazy import lazy
 
 from .noise_floor import ALPHA
+
+special = lazy("scipy.special")
+sstats = lazy("scipy.stats")
+
 
 __all__ = ["icc_oneway", "beta_binomial_rho"]
 

@@ -69,7 +69,7 @@ from typing import Any
 import polars as pl
 
 from tauk.conventions import INFRA, TASK_KEY
-from tauk.errors import TaukError
+from tauk.errors import TaukError, check_columns
 from tauk.table import SummaryTable
 
 from ..options import finite_or_none
@@ -290,9 +290,7 @@ def consistency(
     df = as_trials(trials, [*by_t, reward])
     if is_task_counts(df):
         raise TaukError("consistency needs each trial's outcome (the trials frame or Results), not task counts")
-    for col in by_t:
-        if col not in df.columns:
-            raise TaukError(f"cannot group by {col!r}: not a column of the trials frame")
+    check_columns(by_t, df.columns)
     prepared = prepare_trials(df, infra, reward)
     by_t = resolve_by(prepared, by_t, pool_setups)  # setups are not repeated trials of one experiment
     outcomes, keys, tkeys = trial_outcomes(prepared, by_t)

@@ -8,7 +8,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import special
+
+from tauk._lazy import lazy
+
+special = lazy("scipy.special")
+
 
 __all__ = ["rank_agents"]
 

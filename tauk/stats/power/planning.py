@@ -22,12 +22,14 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from tauk._compat import keyword_options
+from tauk._lazy import lazy
 from tauk.errors import TaukError
 
 from .variance import VarianceModel
+
+stats = lazy("scipy.stats")
 
 __all__ = ["ALPHA", "TARGET_POWER", "expected_power_t", "plan", "power_t", "tasks_needed"]
 

@@ -20,8 +20,12 @@ of trials K, and the task-level interval.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
-from scipy import stats as sstats
+
+from tauk._lazy import lazy
+
+special = lazy("scipy.special")
+sstats = lazy("scipy.stats")
+
 
 __all__ = ["outcome_u", "outcome_plugin", "cv_unbiased_sd", "c4", "edit_similarity", "edit_similarity_padded",
            "skew_t_interval", "subsample_prediction_interval", "t_interval", "wilson_outcome_interval"]

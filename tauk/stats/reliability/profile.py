@@ -44,7 +44,7 @@ import polars as pl
 from scipy import sparse
 
 from tauk.conventions import CI_LEVEL, INFRA, success_expr
-from tauk.errors import TaukError
+from tauk.errors import TaukError, check_columns
 from tauk.table import Interval, SummaryTable
 
 from .estimators import (
@@ -312,7 +312,8 @@ def reliability(
         raise TaukError(f"ci= takes a level in (0, 1), not {ci!r}")
     tr = _trials(data)
     by = (by,) if isinstance(by, str) else tuple(by)
-    missing = [c for c in (*by, "task_id", reward) if c not in tr.columns]
+    check_columns(by, tr.columns)
+    missing = [c for c in ("task_id", reward) if c not in tr.columns]
     if missing:
         raise TaukError(f"reliability: the trials have no column(s) {missing}")
     infra_col = pl.col("is_infra_error").fill_null(False) if "is_infra_error" in tr.columns else pl.lit(False)

@@ -1,0 +1,57 @@
+"""tauk.stats.overall: small setups (under MIN_SIMULATIONS / MIN_TASKS) are flagged and left out of the means and
+the ranking unless asked; every row has n and an interval; the notes name the setups averaged."""
+
+from __future__ import annotations
+
+import polars as pl
+
+import tauk
+from tauk.conventions import MIN_SIMULATIONS, MIN_TASKS
+from tauk.table import Interval
+
+
+def _trials(spec: list[tuple[str, str, int, int, float]]) -> pl.DataFrame:
+    """(agent, setup, n_tasks, trials per task, success rate) → a trials frame."""
+    rows = []
+    for agent, setup, n, t, p in spec:
+        for i in range(n):
+            for j in range(t):
+                rows.append({"run_id": f"{agent}-{setup}", "simulation_id": f"{agent}-{setup}-{i}-{j}",
+                             "task_id": f"t{i}", "trial": j, "agent": agent, "domain": setup, "setup": setup,
+                             "reward": 1.0 if (i * t + j) % 10 < p * 10 else 0.0})  # fmt: skip
+    return pl.DataFrame(rows)
+
+
+def test_small_setups_are_left_out_and_flagged():
+    df = _trials([("big", "airline", 30, 1, 0.5), ("big", "retail", 30, 1, 0.5), ("big", "mock", 1, 1, 1.0),
+                  ("tiny", "airline", 2, 1, 1.0)])  # fmt: skip
+    s = tauk.stats.summarize(df, by="agent", ci=0.95, method="t")
+    o = tauk.stats.overall(s)
+    big = o.to_frame().filter(agent="big", k=1).row(0, named=True)
+    assert big["setups"] == ["airline", "retail"] and big["left_out"] == ["mock"] and not big["flagged"]
+    want = s.long().filter(pl.col("agent") == "big", pl.col("setup") != "mock", pl.col("k") == 1)["estimate"].mean()
+    assert big["estimate"] == want  # the mock setup's 1.0 does not lift the mean
+    assert big["ci_low"] < big["estimate"] < big["ci_high"] and big["n_simulations"] == 60
+    tiny = o.to_frame().filter(agent="tiny", k=1).row(0, named=True)
+    assert tiny["flagged"] and tiny["estimate"] == 1.0
+    assert o.ranking()["agent"].to_list() == ["big"]  # flagged groups are not ranked
+    table = o.summary()
+    assert [r[0] for r in table.rows] == ["big", "tiny"] and table.columns[-1] == "flag"
+    assert all(isinstance(r[table.columns.index("pass^1")], Interval) for r in table.rows)
+    assert any("big: averaged 2 setup(s): airline; retail — left out: mock (1 sim < 20)" in n for n in table.notes)
+    # asked: everything enters
+    keep = tauk.stats.overall(s, include_small=True).to_frame().filter(agent="big", k=1).row(0, named=True)
+    assert keep["n_setups"] == 3 and keep["left_out"] == []
+
+
+def test_summary_flags_small_rows_only():
+    df = _trials([("a", "airline", MIN_TASKS, 2, 0.5), ("b", "airline", MIN_TASKS - 1, 3, 0.5),
+                  ("c", "airline", 25, 1, 0.5)])  # fmt: skip
+    table = tauk.stats.summarize(df, by="agent", ci=None).summary()
+    flags = dict(zip([r[0] for r in table.rows], [r[-1] for r in table.rows]))
+    assert table.columns[-1] == "flag"
+    assert flags == {"a": f"{2 * MIN_TASKS} sims < {MIN_SIMULATIONS}" if 2 * MIN_TASKS < MIN_SIMULATIONS else "",
+                     "b": f"{MIN_TASKS - 1} tasks < {MIN_TASKS}", "c": ""}  # fmt: skip
+    assert any("too few to rank" in n for n in table.notes)
+    ok = tauk.stats.summarize(_trials([("c", "airline", 25, 1, 0.5)]), by="agent", ci=None).summary()
+    assert "flag" not in ok.columns
