@@ -22,6 +22,8 @@ from tauk.io.frames.runs import pooling_note
 from tauk.scoring.counters import COUNTER_COLUMNS, head_counters
 from tauk.table import Interval, SummaryTable
 
+from .dependence.adjust import K_FIELDS as DEP_K_FIELDS
+from .dependence.adjust import check_run_effects, summary_dependence, summary_notes
 from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, resolve_ks, warn_excluded
 from .intervals.group import interval_notes
 from .options import IntervalOptions, interval_options
@@ -86,6 +88,8 @@ class Summary:
     split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
     counters: pl.DataFrame | None = None  # upstream HEAD's counters per group (tauk.scoring.counters.head_counters)
     pooling: tuple[str, ...] = ()  # pool_setups=True: what each pooled group pooled over
+    cluster: str | None = None  # cluster=: the column (or "family") whose clusters the intervals are robust to
+    dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
 
     @property
     def options(self) -> IntervalOptions:
@@ -94,7 +98,7 @@ class Summary:
 
     def to_frame(self) -> pl.DataFrame:
         """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …}."""
-        fields = [c for c in LONG_SCHEMA]
+        fields = [c for c in LONG_SCHEMA] + [c for c in DEP_K_FIELDS if c in self.pass_hat_k.columns]
         if not self.by:
             nested = self.pass_hat_k.select(pl.struct(fields).implode().alias("pass_hat_k"))
             if self.groups.height == 0:
@@ -120,7 +124,8 @@ class Summary:
         per: dict[tuple, dict[str, Any]] = {}
         other = self.other_infra_column
         for r in self.pass_hat_k.iter_rows(named=True):
-            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r[f] for f in (*ESTIMATE_FIELDS, other)}
+            fields = (*ESTIMATE_FIELDS, other, *(f for f in DEP_K_FIELDS if f in r))
+            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r[f] for f in fields}
         counted: dict[tuple, dict[str, Any]] = {}
         if self.counters is not None:
             for r in self.counters.iter_rows(named=True):
@@ -166,6 +171,7 @@ class Summary:
         if self.split_by_setup:
             notes.append(SETUP_NOTE)
         notes += list(self.pooling)
+        notes += [*summary_notes(self.groups, self.by), *self.dependence_notes]
         note = self._other_infra_note()
         if note:
             notes.append(note)
@@ -235,6 +241,8 @@ def summarize(
     progress: bool | None = None,
     pool_setups: bool = False,
     options: IntervalOptions | None = None,
+    cluster: str | None = None,
+    run_effects: str = "adjust",
 ) -> Summary:
     """The upstream metrics per group (docs/spec.md §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
     default; see :func:`pass_hat_k`).
@@ -255,6 +263,17 @@ def summarize(
         standard errors; much faster).
     method, resamples, seed, infra, reward, progress, pool_setups, options
         As for :func:`pass_hat_k`; ``avg_reward`` is the mean of the ``reward`` column too.
+    cluster
+        Task families (:mod:`tauk.stats.dependence.clusters`): a trials column constant within a task, or
+        ``"family"`` (the families the task ids encode: telecom's issue type × persona). The population interval
+        becomes the hull of the task-level interval and a cluster-robust (CR2, t_{G−1}) one; ``se_cluster`` and
+        ``n_clusters`` say what entered. Default None: tasks are independent draws.
+
+    Run effects (:mod:`tauk.stats.dependence.run_effects`) are always looked for: per group ``n_passes`` (a pass =
+    one trial index of one run), ``run_effect_q`` / ``run_effect_p`` (Cochran's Q over task × pass) and
+    ``run_var`` (σ̂²_run, probability scale); per k ``se_run``. Where σ̂²_run > 0 both intervals are widened by the
+    run-level variance and ``interval_method`` says so; with one pass it cannot be told apart (a note says so).
+    ``run_effects="report"`` reports them without widening (the intervals as they were before).
 
     Returns
     -------
@@ -274,7 +293,7 @@ def summarize(
     asked = normalize_by(by)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     ks = normalize_k(k)
-    raw = as_trials(trials, [*asked, reward, *COUNTER_COLUMNS])
+    raw = as_trials(trials, [*asked, reward, *COUNTER_COLUMNS, *([cluster] if cluster and cluster != "family" else [])])
     df = prepare_trials(raw, infra, reward)
     by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
@@ -324,10 +343,14 @@ def summarize(
     if by_t == ("run_id",) and isinstance(runs, pl.DataFrame) and "run_id" in runs.columns:
         gframe = _add_empty_runs(gframe, runs)
     long = _with_other_infra(long_frame(by_t, df.schema, keyed), raw, df, by_t, ks, infra, reward)
+    long, dep, dep_notes = summary_dependence(df, by_t, groups, long, opts.ci, cluster,
+                                              adjust=check_run_effects(run_effects) == "adjust")
+    gframe = (gframe.join(dep, on=list(by_t), how="left", nulls_equal=True, maintain_order="left") if by_t
+              else pl.concat([gframe, dep], how="horizontal") if gframe.height == dep.height else gframe)  # fmt: skip
     counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
     pooling = _pooling_notes(trials, df, by_t) if pool_setups else ()
     return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe, long, reward,
-                   by_t != asked, counted, pooling)  # fmt: skip
+                   by_t != asked, counted, pooling, cluster, tuple(dep_notes))  # fmt: skip
 
 
 def _with_other_infra(long: pl.DataFrame, raw: pl.DataFrame, df: pl.DataFrame, by_t: tuple[str, ...],

@@ -109,6 +109,8 @@ class Comparison:
     reward: str = "reward"
     test: str = PAIRED_TEST
     split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
+    cluster: str | None = None  # cluster=: the column (or "family") of the task families
+    dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
 
     @property
     def options(self) -> IntervalOptions:
@@ -179,10 +181,28 @@ def comparison_notes(result: Any) -> list[str]:
         iv = f"{level:.0%} {result.method} paired task bootstrap, {result.resamples} resamples, seed {result.seed}"
     notes = [f"p_value: {head}; {iv}",
              "p_signflip: exact sign-flip test (a conservative cross-check; Monte Carlo above 20 nonzero differences)"]
+    notes += _dependence_notes(result)
     if getattr(result, "split_by_setup", False):
         notes.append("compared within each setup: the agents' trials span several setups, which are not repeated "
                      "trials of one experiment (pool_setups=True pools them)")  # fmt: skip
     return notes
+
+
+def _dependence_notes(result: Any) -> list[str]:
+    """Run effects and clusters (:mod:`tauk.stats.dependence`): what was tested, what changed the headline."""
+    frame = result.frame if hasattr(result, "frame") else result.pairs
+    out = []
+    if "run_effect_p_a" in frame.columns:
+        ps = frame.select(pl.concat_list("run_effect_p_a", "run_effect_p_b").explode().drop_nulls())
+        if ps.height:
+            hit = int((ps.to_series() < 0.05).sum())
+            out.append(f"run effects (Cochran's Q over each agent's task × pass table): tested for {ps.height} "
+                       f"agent(s) × group(s), {hit} with p < 0.05; where σ̂²_run > 0 the headline t test adds the "
+                       "run-level variance (interval_method says so)")  # fmt: skip
+    if getattr(result, "cluster", None):
+        out.append(f"cluster={result.cluster!r}: cluster-robust (CR2) t test and interval, G − 1 degrees of freedom "
+                   "(n_clusters)")  # fmt: skip
+    return out + list(getattr(result, "dependence_notes", ()))
 
 
 @dataclass(frozen=True)
@@ -211,6 +231,8 @@ class MultipleComparison:
     reward: str = "reward"
     test: str = PAIRED_TEST
     split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
+    cluster: str | None = None  # cluster=: the column (or "family") of the task families
+    dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
 
     @property
     def options(self) -> IntervalOptions:

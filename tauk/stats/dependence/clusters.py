@@ -110,11 +110,12 @@ def cluster_variance(x: np.ndarray, labels: Sequence[Any]) -> tuple[float, int]:
     x = np.asarray(x, dtype=np.float64)
     ok = np.isfinite(x)
     x = x[ok]
-    lab = np.asarray([labels[i] for i in np.flatnonzero(ok)], dtype=object)
+    lab = [repr(labels[i]) for i in np.flatnonzero(ok)]
     T = x.size
     if T == 0:
         return float("nan"), 0
-    _, inv = np.unique(lab.astype(str), return_inverse=True)
+    _, inv = np.unique(np.array(lab, dtype=str), return_inverse=True)
+    inv = np.asarray(inv).reshape(-1)
     G = int(inv.max()) + 1
     e = x - x.mean()
     sums = np.bincount(inv, weights=e, minlength=G)
@@ -126,6 +127,6 @@ def cluster_variance(x: np.ndarray, labels: Sequence[Any]) -> tuple[float, int]:
 
 def cluster_info(source: str, labels: Sequence[Any]) -> ClusterInfo:
     """G, clusters of one task and the sizes of the clusters of ``labels`` (one per task)."""
-    _, counts = np.unique(np.asarray([str(v) for v in labels], dtype=object), return_counts=True)
+    _, counts = np.unique(np.array([repr(v) for v in labels], dtype=str), return_counts=True)
     sizes = tuple(sorted((int(c) for c in counts), reverse=True))
     return ClusterInfo(source, len(sizes), sum(1 for s in sizes if s == 1), sizes)

@@ -94,6 +94,7 @@ class RunEffect:
     p_value: float | None
     var: float | None
     identifiable: bool
+    r_eff: float | None = None  # 1 / Σ_r w_r², w_r = mean over tasks of 1/m_t [t seen in r]: R on a complete table
 
     @property
     def sd(self) -> float | None:
@@ -175,16 +176,18 @@ def run_effect(Y: np.ndarray) -> RunEffect:
     E0 = float(np.sum((obs * v[:, None]).sum(axis=0) / nr**2)) / (R - 1)
     Q = (R - 1) * S / E0
     p = float(stats.chi2.sf(Q, R - 1))
-    return RunEffect(R, int(Y.shape[0]), float(Q), R - 1, p, max(0.0, S - E0), True)
+    w = (obs / m[:, None]).sum(axis=0) / Y.shape[0]  # each pass's weight in the mean over tasks of δ̄_t
+    return RunEffect(R, int(Y.shape[0]), float(Q), R - 1, p, max(0.0, S - E0), True, float(1.0 / np.sum(w**2)))
 
 
 def run_variance(re: RunEffect, k: int, theta_km1: float | None) -> float:
     """V_run(k) = (k·θ̂_{k−1})²·σ̂²_run / R: the variance a new draw of R passes adds to a pass^k estimate
-    (θ̂_0 = 1; 0 when not identifiable or σ̂²_run = 0)."""
+    (θ̂_0 = 1; 0 when not identifiable or σ̂²_run = 0). R is the effective number of passes ``r_eff`` (passes
+    seen by disjoint sets of tasks — two runs of different domains pooled — each weigh by their share)."""
     if not re.identifiable or not re.var or re.n_passes < 2:
         return 0.0
     th = 1.0 if k <= 1 else (theta_km1 if theta_km1 is not None and np.isfinite(theta_km1) else 1.0)
-    return (k * th) ** 2 * re.var / re.n_passes
+    return (k * th) ** 2 * re.var / (re.r_eff or re.n_passes)
 
 
 def widen(est: float, lo: float | None, hi: float | None, v_run: float, df_run: int, level: float,
