@@ -3,8 +3,10 @@ the leaderboard's one figure per agent (:func:`overall`).
 
 Trials of different setups are never pooled into one pass^k (:func:`~tauk.stats.tasks.resolve_by`); when one number
 per agent is wanted anyway — a leaderboard's "overall" — it is the mean of the per-setup estimates, each setup
-counting once whatever its number of tasks, and it says so. No interval is given for it: the per-setup intervals
-are the calibrated ones.
+counting once whatever its number of tasks, and it says so. Its interval (``ci_low`` / ``ci_high``) combines the
+per-setup intervals with those weights (``weights``, 1/S each): each side is √(Σ_s w_s²·h_s²) from the estimate, h_s
+that setup's half-width on the same side — exact for independent normal estimates, and the setups of one agent are
+independent draws of different tasks (setups sharing tasks would make it too narrow).
 """
 
 from __future__ import annotations
@@ -415,8 +417,9 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
 # ---- the leaderboard's convention: one figure per agent ----------------------------------------------------
 @dataclass(frozen=True)
 class Overall:
-    """One row per (group, k): ``estimate`` (the mean of the per-setup estimates), ``n_setups`` (how many entered),
-    ``n_tasks`` (their tasks, summed) and ``setups`` (which)."""
+    """One row per (group, k): ``estimate`` (the mean of the per-setup estimates), ``ci_low`` / ``ci_high`` (its
+    interval: the per-setup intervals combined with the weights; null where a setup has none), ``n_setups`` (how
+    many entered), ``n_tasks`` (their tasks, summed), ``setups`` (which) and ``weights`` (each one's weight, 1/S)."""
 
     by: tuple[str, ...]
     over: str
@@ -437,14 +440,17 @@ class Overall:
         groups: dict[tuple, dict[str, Any]] = {}
         for r in self.frame.sort("k").iter_rows(named=True):
             g = groups.setdefault(tuple(r[c] for c in self.by), {"n_setups": r["n_setups"], "n_tasks": r["n_tasks"]})
-            g[r["k"]] = r["estimate"]
+            g[r["k"]] = Interval(r["estimate"], r.get("ci_low"), r.get("ci_high"))
         rows = [[*key, g["n_setups"], g["n_tasks"], *(g.get(k) for k in ks)] for key, g in groups.items()]
         cols = [*self.by, f"{self.over}s", "tasks", *(f"{self.metric.replace('k', str(k))}" for k in ks)]
         fields = [*self.by, "n_setups", "n_tasks", *(f"{'pass_hat' if self.metric == 'pass^k' else 'pass_at'}_{k}"
                                                       for k in ks)]  # fmt: skip
         notes = [f"the leaderboard's convention: the unweighted mean of the per-{self.over} figures (each "
-                 f"{self.over} counts once, whatever its number of tasks); no interval — the per-{self.over} "
-                 "intervals are the calibrated ones"]  # fmt: skip
+                 f"{self.over} counts once, whatever its number of tasks: weights 1/{self.over}s)",
+                 f"interval: the per-{self.over} intervals combined with those weights, each side √(Σ w²·h²) "
+                 f"(independent {self.over}s: different tasks; {self.over}s sharing tasks would make it too narrow)"]
+        if self.frame.height and "ci_low" in self.frame.columns and self.frame["ci_low"].is_null().any():
+            notes.append(f"no interval where a {self.over} has none (made with ci=None, or no task with k trials)")
         return SummaryTable.build(f"{self.metric} overall (mean over {self.over}s)", cols, rows, notes,
                                   fields=fields, keys=max(len(self.by), 1))  # fmt: skip
 
@@ -502,15 +508,33 @@ def overall(result: Any, *, over: str = "setup") -> Overall:
     if not isinstance(long, pl.DataFrame) or over not in by:
         raise TaukError(f"overall() takes a Summary or PassKResult grouped by {over!r} (its by is {by})")
     keys = [c for c in by if c != over]
+    has_ci = "ci_low" in long.columns and "ci_high" in long.columns
+    lo = pl.col("ci_low") if has_ci else pl.lit(None, dtype=pl.Float64)
+    hi = pl.col("ci_high") if has_ci else pl.lit(None, dtype=pl.Float64)
     frame = (
         long.filter(pl.col("estimate").is_not_null())
+        .with_columns(((pl.col("estimate") - lo) ** 2).alias("_hl"), ((hi - pl.col("estimate")) ** 2).alias("_hh"))
         .group_by([*keys, "k"], maintain_order=True)
         .agg(
             pl.col(over).n_unique().alias("n_setups"),
             pl.col("n_tasks").sum().alias("n_tasks"),
             pl.col("estimate").mean().alias("estimate"),
+            pl.col("_hl").sum().alias("_hl"),
+            pl.col("_hh").sum().alias("_hh"),
+            pl.col("_hl").null_count().alias("_nulls"),
+            pl.len().alias("_S"),
             pl.col(over).unique(maintain_order=True).alias(f"{over}s"),
         )
+        .with_columns(
+            pl.when(pl.col("_nulls") == 0).then((pl.col("estimate") - pl.col("_hl").sqrt() / pl.col("_S"))
+                                                .clip(0.0, 1.0)).alias("ci_low"),
+            pl.when(pl.col("_nulls") == 0).then((pl.col("estimate") + pl.col("_hh").sqrt() / pl.col("_S"))
+                                                .clip(0.0, 1.0)).alias("ci_high"),
+        )
+        .drop("_hl", "_hh", "_nulls", "_S")
         .sort([*keys, "k"], nulls_last=True)
     )
+    weights = [[1.0 / len(x)] * len(x) for x in frame[f"{over}s"].to_list()]
+    frame = frame.with_columns(pl.Series("weights", weights, dtype=pl.List(pl.Float64)))
+    frame = frame.select(*keys, "k", "n_setups", "n_tasks", "estimate", "ci_low", "ci_high", f"{over}s", "weights")
     return Overall(tuple(keys), over, metric, frame)
