@@ -19,14 +19,23 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from tauk.errors import StatsWarning, TaukError
 
 from ..tasks import GroupTasks, u_hat
 from .clusters import FAMILY, cluster_info, cluster_keys, cluster_variance
-from .run_effects import NOT_IDENTIFIED, RUN_NOTE_ONE_PASS, PassMatrix, RunEffect, pass_matrices, run_effect, \
-    run_variance, satterthwaite, widen  # fmt: skip
+from .run_effects import (
+    NOT_IDENTIFIED,
+    RUN_NOTE_ONE_PASS,
+    PassMatrix,
+    RunEffect,
+    pass_matrices,
+    run_effect,
+    run_variance,  # fmt: skip
+    satterthwaite,
+    t_quantile,
+    widen,
+)
 
 __all__ = [
     "GROUP_FIELDS",
@@ -93,11 +102,13 @@ def summary_dependence(df: pl.DataFrame, by: tuple[str, ...], groups: Sequence[G
     ``adjust`` False: the run variance is reported (``se_run``) but the intervals are not widened by it."""
     runs = group_run_effects(df, by)
     cmaps = cluster_keys(df, by, cluster) if cluster else {}
-    gkey = {g.key: g for g in groups}
     grow: dict[str, list] = {c: [] for c in (*by, *GROUP_FIELDS)}
     per_k: dict[tuple, dict[str, Any]] = {}
     notes: list[str] = []
     one_pass, few_clusters, single = [], [], []
+    ks_of: dict[tuple, set[int]] = {}
+    for r in long.select(*by, "k").iter_rows():
+        ks_of.setdefault(tuple(r[:-1]), set()).add(int(r[-1]))
     for g in groups:
         pm_re = runs.get(g.key)
         re = pm_re[1] if pm_re else NOT_IDENTIFIED
@@ -118,7 +129,7 @@ def summary_dependence(df: pl.DataFrame, by: tuple[str, ...], groups: Sequence[G
         elif info and info.n_single == info.n_clusters:
             single.append(name)
         cc = g.c if metric == "pass^k" else g.n - g.c
-        for k in {int(v) for v in long.filter(_key_filter(by, g.key))["k"].to_list()} if g.T else ():
+        for k in sorted(ks_of.get(g.key, ())) if g.T else ():
             v_run = run_variance(re, k, _theta(g.n, cc, k))
             se_cl, G = None, None
             if info and info.n_clusters >= 2:
@@ -146,13 +157,6 @@ def summary_dependence(df: pl.DataFrame, by: tuple[str, ...], groups: Sequence[G
     return long, pl.DataFrame(grow, schema=sch), notes
 
 
-def _key_filter(by: tuple[str, ...], key: tuple) -> pl.Expr:
-    e = pl.lit(True)
-    for c, v in zip(by, key):
-        e = e & (pl.col(c).is_null() if v is None else pl.col(c) == v)
-    return e
-
-
 def _widen_long(long: pl.DataFrame, by: tuple[str, ...], per_k: dict, level: float | None) -> pl.DataFrame:
     rows = long.to_dicts()
     se_run, se_cl = [], []
@@ -171,7 +175,7 @@ def _widen_long(long: pl.DataFrame, by: tuple[str, ...], per_k: dict, level: flo
         est = r["estimate"]
         what = []
         if info["se_cluster"] is not None and info["G"] and info["G"] >= 2:
-            q = float(stats.t.ppf(0.5 + level / 2, info["G"] - 1))
+            q = t_quantile(level, info["G"] - 1)
             lo_c = max(0.0, est - q * info["se_cluster"])
             hi_c = min(1.0, est + q * info["se_cluster"])
             if lo_c < r["ci_low"] or hi_c > r["ci_high"]:

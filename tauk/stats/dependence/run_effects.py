@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import polars as pl
@@ -62,6 +63,7 @@ __all__ = [
     "run_effect",
     "run_variance",
     "satterthwaite",
+    "t_quantile",
     "widen",
 ]
 
@@ -208,16 +210,22 @@ def widen(est: float, lo: float | None, hi: float | None, v_run: float, df_run: 
     with the task part at ∞ df); clipped to ``bounds``. ``v_run`` = 0 returns the interval unchanged."""
     if not v_run or lo is None or hi is None or est is None or df_run < 1:
         return lo, hi
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = t_quantile(level, math.inf)
     out = []
     for h in (est - lo, hi - est):
         if SEPARATE:
-            out.append(math.sqrt(max(h, 0.0) ** 2 + float(stats.t.ppf(0.5 + level / 2, df_run)) ** 2 * v_run))
+            out.append(math.sqrt(max(h, 0.0) ** 2 + t_quantile(level, df_run) ** 2 * v_run))
             continue
         vt = max(h, 0.0) ** 2 / z**2
         nu = (vt + v_run) ** 2 / (v_run**2 / df_run)
         out.append(float(stats.t.ppf(0.5 + level / 2, nu)) * math.sqrt(vt + v_run))
     return max(bounds[0], min(lo, est - out[0])), min(bounds[1], max(hi, est + out[1]))
+
+
+@lru_cache(maxsize=4096)
+def t_quantile(level: float, df: float) -> float:
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom (∞: the normal's)."""
+    return float(stats.norm.ppf(0.5 + level / 2) if math.isinf(df) else stats.t.ppf(0.5 + level / 2, df))
 
 
 def satterthwaite(mean: float, parts: list[tuple[float, float]], level: float) -> tuple[float, float, float, float]:
