@@ -322,7 +322,27 @@ def consistency_page() -> str:
     ]) + "\n"
 
 
-PAGES = {"intervals.md": intervals_page, "comparisons.md": comparisons_page, "consistency.md": consistency_page}
+def dependence_page() -> str:
+    name = "dependence_calibration.txt"
+    text = read(name)
+    head = [line for line in text.splitlines() if re.match(r"(σ_run = |summary, ρ|compare, ρ)", line)]
+    return "\n\n".join([
+        GENERATED,
+        "# Calibration of the run-effect and task-family adjustments",
+        "`tauk.stats.dependence`: a run effect shared by every task of a pass (one trial index of one run) — "
+        "detected by Cochran's Q, its variance added to the intervals of `summarize` and to `compare`'s t test — "
+        "and task families (`cluster=`, CR2). Simulated benchmarks, every figure through the public API, 'before' "
+        "= the same data with `run_effects=\"report\"` / without `cluster=` (the intervals as they were). "
+        f"The script: `benchmarks/dependence_calibration.py`; the kept output: `{source(name)}`.",
+        "## Headline (the script's own summary lines)",
+        "\n".join(f"- {line}" for line in head),
+        "## Every cell",
+        quoted(name, title=None),
+    ]) + "\n"
+
+
+PAGES = {"intervals.md": intervals_page, "comparisons.md": comparisons_page, "consistency.md": consistency_page,
+         "dependence.md": dependence_page}
 
 
 def index_page() -> str:
@@ -335,7 +355,8 @@ def index_page() -> str:
         "- [intervals.md](intervals.md) — pass^k / pass@k intervals (`tauk.stats.intervals`)\n"
         "- [comparisons.md](comparisons.md) — paired tests, rank intervals, power plans (`tauk.stats.comparisons`, "
         "`tauk.stats.power`)\n"
-        "- [consistency.md](consistency.md) — the run-to-run noise floor (`tauk.stats.noise`)",
+        "- [consistency.md](consistency.md) — the run-to-run noise floor (`tauk.stats.noise`)\n"
+        "- [dependence.md](dependence.md) — run effects and task families (`tauk.stats.dependence`)",
     ]) + "\n"
 
 

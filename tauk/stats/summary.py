@@ -76,6 +76,9 @@ class Summary:
     mismatch / not checked, authentication, terminations by reason, read and write action accuracy,
     responsiveness, review errors) with their denominator ``n_counted`` (the simulations counted: infrastructure
     errors excluded); None for per-task counts.
+    Run effects and task families (:mod:`tauk.stats.dependence`): ``groups`` also has ``n_passes``,
+    ``run_effect_q``, ``run_effect_p``, ``run_var`` and ``n_clusters`` (with ``cluster=``); ``pass_hat_k`` has
+    ``se_run`` and ``se_cluster``.
     """
 
     by: tuple[str, ...]

@@ -89,7 +89,9 @@ class Comparison:
     p_value (the headline test and its p), se, t_low/t_high and p_t (the paired t, T−1 df), p_signflip
     (``signflip_method`` exact|monte-carlo), p_wilcoxon, mcnemar_a_only / mcnemar_b_only (discordant tasks) and
     p_mcnemar (only with one trial per task); p_perm / perm_method: deprecated aliases of p_signflip /
-    signflip_method.
+    signflip_method; run effects and task families (:mod:`tauk.stats.dependence`): n_passes_a / _b,
+    run_effect_p_a / _b, run_var_a / _b, se_run, n_clusters, se_cluster and df (the adjusted t test's degrees of
+    freedom, null where nothing was adjusted).
     ``tasks``: the per-task table (group keys, domain, task_id, n_a, c_a, n_b, c_b, u_a, u_b, d).
     """
 
