@@ -78,7 +78,7 @@ class Summary:
     errors excluded); None for per-task counts.
     Run effects and task families (:mod:`tauk.stats.dependence`): ``groups`` also has ``n_passes``,
     ``run_effect_q``, ``run_effect_p``, ``run_var`` and ``n_clusters`` (with ``cluster=``); ``pass_hat_k`` has
-    ``se_run`` and ``se_cluster``.
+    ``se_run``, ``se_cluster`` and ``adjusted_for`` (what the intervals were widened for; null: nothing).
     """
 
     by: tuple[str, ...]
@@ -277,7 +277,7 @@ def summarize(
     Run effects (:mod:`tauk.stats.dependence.run_effects`) are always looked for: per group ``n_passes`` (a pass =
     one trial index of one run), ``run_effect_q`` / ``run_effect_p`` (Cochran's Q over task × pass) and
     ``run_var`` (σ̂²_run, probability scale); per k ``se_run``. Where σ̂²_run > 0 both intervals are widened by the
-    run-level variance and ``interval_method`` says so; with one pass it cannot be told apart (a note says so).
+    run-level variance and ``adjusted_for`` says so; with one pass it cannot be told apart (a note says so).
     ``run_effects="report"`` reports them without widening (the intervals as they were before).
 
     Returns

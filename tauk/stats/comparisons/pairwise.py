@@ -128,7 +128,7 @@ def compare(
     run_effects
         ``"adjust"`` (default): where an agent's passes (trial indices of its runs) differ beyond chance
         (σ̂²_run > 0; ``run_effect_p_a`` / ``_b``, ``run_var_a`` / ``_b``), the headline t test and its interval
-        add both agents' run-level variance (``se_run``; Satterthwaite ``df``) and ``interval_method`` says so;
+        add both agents' run-level variance (``se_run``; Satterthwaite ``df``) and ``adjusted_for`` says so;
         ``"report"``: report them only. With one pass per agent a run effect cannot be told from the agent
         difference (a note says so; see :mod:`tauk.stats.noise`).
 

@@ -90,8 +90,8 @@ class Comparison:
     (``signflip_method`` exact|monte-carlo), p_wilcoxon, mcnemar_a_only / mcnemar_b_only (discordant tasks) and
     p_mcnemar (only with one trial per task); p_perm / perm_method: deprecated aliases of p_signflip /
     signflip_method; run effects and task families (:mod:`tauk.stats.dependence`): n_passes_a / _b,
-    run_effect_p_a / _b, run_var_a / _b, se_run, n_clusters, se_cluster and df (the adjusted t test's degrees of
-    freedom, null where nothing was adjusted).
+    run_effect_p_a / _b, run_var_a / _b, se_run, n_clusters, se_cluster, df (the adjusted t test's degrees of
+    freedom) and adjusted_for (what the headline p and interval account for beyond the tasks; null: nothing).
     ``tasks``: the per-task table (group keys, domain, task_id, n_a, c_a, n_b, c_b, u_a, u_b, d).
     """
 
@@ -200,7 +200,7 @@ def _dependence_notes(result: Any) -> list[str]:
             hit = int((ps.to_series() < 0.05).sum())
             out.append(f"run effects (Cochran's Q over each agent's task × pass table): tested for {ps.height} "
                        f"agent(s) × group(s), {hit} with p < 0.05; where σ̂²_run > 0 the headline t test adds the "
-                       "run-level variance (interval_method says so)")  # fmt: skip
+                       "run-level variance (adjusted_for says so)")  # fmt: skip
     if getattr(result, "cluster", None):
         out.append(f"cluster={result.cluster!r}: cluster-robust (CR2) t test and interval, G − 1 degrees of freedom "
                    "(n_clusters)")  # fmt: skip

@@ -4,7 +4,7 @@
 * :func:`summary_dependence` — for :func:`tauk.stats.summarize`: per group ``n_passes``, ``run_effect_q``,
   ``run_effect_p``, ``run_var`` (and ``n_clusters`` with ``cluster=``); per (group, k) ``se_run`` (√V_run(k)) and
   ``se_cluster`` (CR2), with ``ci_low`` / ``ci_high`` (and the re-run interval, for V_run) widened and the
-  ``interval_method`` saying so;
+  ``adjusted_for`` saying so;
 * :func:`comparison_dependence` — for :func:`tauk.stats.compare`: the same per agent, and where either agent has a
   run variance or ``cluster=`` is given, the headline p-value and interval from one t test whose variance is
   (cluster-robust or task-level) + V_run(A) + V_run(B), Satterthwaite degrees of freedom.
@@ -50,16 +50,18 @@ GROUP_SCHEMA = {"n_passes": pl.Int64, "run_effect_q": pl.Float64, "run_effect_p"
                 "n_clusters": pl.Int64}  # fmt: skip
 GROUP_FIELDS = tuple(GROUP_SCHEMA)
 """Per group of a summary: passes, Cochran's Q and its p, σ̂²_run (probability scale), clusters (with ``cluster=``)."""
-K_SCHEMA = {"se_run": pl.Float64, "se_cluster": pl.Float64}
+K_SCHEMA = {"se_run": pl.Float64, "se_cluster": pl.Float64, "adjusted_for": pl.String}
 K_FIELDS = tuple(K_SCHEMA)
-"""Per (group, k) of a summary: √V_run(k) and the CR2 cluster-robust standard error."""
+"""Per (group, k) of a summary: √V_run(k), the CR2 cluster-robust standard error, and what the intervals were
+widened for (null: nothing; ``interval_method`` still names what made them)."""
 
 PAIR_SCHEMA = {
     "n_passes_a": pl.Int64, "n_passes_b": pl.Int64, "run_effect_p_a": pl.Float64, "run_effect_p_b": pl.Float64,
     "run_var_a": pl.Float64, "run_var_b": pl.Float64, "se_run": pl.Float64, "n_clusters": pl.Int64,
-    "se_cluster": pl.Float64, "df": pl.Float64,
+    "se_cluster": pl.Float64, "df": pl.Float64, "adjusted_for": pl.String,
 }  # fmt: skip
-"""The comparison columns added here (``df``: the t test's degrees of freedom where it was adjusted)."""
+"""The comparison columns added here (``df``: the t test's degrees of freedom where it was adjusted;
+``adjusted_for``: what the headline test and interval account for beyond the tasks, null when nothing)."""
 
 RUN_EFFECTS = ("adjust", "report")
 """``run_effects=``: widen the intervals by the run-level variance (default), or only report it."""
@@ -72,8 +74,6 @@ def check_run_effects(value: str) -> str:
     return value
 
 
-RUN_ADJ = "+ run variance"
-CL_ADJ = "cluster-robust"
 
 
 def group_run_effects(df: pl.DataFrame, by: tuple[str, ...]) -> dict[tuple, tuple[PassMatrix, RunEffect]]:
@@ -159,18 +159,20 @@ def summary_dependence(df: pl.DataFrame, by: tuple[str, ...], groups: Sequence[G
 
 def _widen_long(long: pl.DataFrame, by: tuple[str, ...], per_k: dict, level: float | None) -> pl.DataFrame:
     rows = long.to_dicts()
-    se_run, se_cl = [], []
+    se_run, se_cl, adj = [], [], []
     for r in rows:
         key = tuple(r[c] for c in by)
         info = per_k.get((key, r["k"]))
         if info is None or r["estimate"] is None:
             se_run.append(None)
             se_cl.append(None)
+            adj.append(None)
             continue
         v_run = info["v_run"]
         se_run.append(math.sqrt(v_run) if info["df_run"] >= 1 and v_run is not None else None)
         se_cl.append(info["se_cluster"])
         if level is None or r["ci_low"] is None:
+            adj.append(None)
             continue
         est = r["estimate"]
         what = []
@@ -179,21 +181,19 @@ def _widen_long(long: pl.DataFrame, by: tuple[str, ...], per_k: dict, level: flo
             lo_c = max(0.0, est - q * info["se_cluster"])
             hi_c = min(1.0, est + q * info["se_cluster"])
             if lo_c < r["ci_low"] or hi_c > r["ci_high"]:
-                what.append(f"{CL_ADJ} hull ({info['G']} clusters, CR2, t_{info['G'] - 1})")
+                what.append(f"clusters ({info['G']}, CR2 hull, t_{info['G'] - 1})")
             r["ci_low"], r["ci_high"] = min(r["ci_low"], lo_c), max(r["ci_high"], hi_c)
         if v_run and info["adjust"]:
             r["ci_low"], r["ci_high"] = widen(est, r["ci_low"], r["ci_high"], v_run, info["df_run"], level)
             if r["rerun_ci_low"] is not None:
                 r["rerun_ci_low"], r["rerun_ci_high"] = widen(est, r["rerun_ci_low"], r["rerun_ci_high"], v_run,
                                                               info["df_run"], level)  # fmt: skip
-                r["rerun_interval_method"] = f"{r['rerun_interval_method']} {RUN_ADJ}"
-            what.append(f"{RUN_ADJ} ({info['df_run'] + 1} passes, Satterthwaite)")
-        if what:
-            r["interval_method"] = f"{r['interval_method']} " + " ".join(f"+ {w}" if not w.startswith("+") else w
-                                                                      for w in what)  # fmt: skip
+            what.append(f"run variance ({info['df_run'] + 1} passes, t_{info['df_run']})")
+        adj.append("; ".join(what) if what else None)
     out = pl.DataFrame(rows, schema=long.schema) if rows else long
-    return out.with_columns(pl.Series("se_run", se_run, dtype=pl.Float64), pl.Series("se_cluster", se_cl,
-                                                                                     dtype=pl.Float64))
+    return out.with_columns(pl.Series("se_run", se_run, dtype=pl.Float64),
+                            pl.Series("se_cluster", se_cl, dtype=pl.Float64),
+                            pl.Series("adjusted_for", adj, dtype=pl.String))
 
 
 def summary_notes(groups: pl.DataFrame, by: tuple[str, ...], alpha: float = 0.05) -> list[str]:
@@ -205,7 +205,7 @@ def summary_notes(groups: pl.DataFrame, by: tuple[str, ...], alpha: float = 0.05
     if not tested:
         return []
     line = (f"run effect (Cochran's Q over task × pass, a pass = one trial index of one run): tested in {tested} "
-            f"group(s); intervals include the run-level variance σ̂²_run where it is > 0 (interval_method says so)")
+            f"group(s); intervals include the run-level variance σ̂²_run where it is > 0 (adjusted_for says so)")
     if hit.height:
         parts = [(" · ".join(str(r[c]) for c in by) if by else "all")
                  + f" p={r['run_effect_p']:.2g}, σ̂_run={math.sqrt(r['run_var']):.3f}" for r in
@@ -225,7 +225,8 @@ def comparison_dependence(row: dict[str, Any], tasks: pl.DataFrame, k: int, re_a
     b_re = re_b or NOT_IDENTIFIED
     out.update({"n_passes_a": a_re.n_passes if re_a else None, "n_passes_b": b_re.n_passes if re_b else None,
                 "run_effect_p_a": a_re.p_value, "run_effect_p_b": b_re.p_value, "run_var_a": a_re.var,
-                "run_var_b": b_re.var, "se_run": None, "n_clusters": None, "se_cluster": None, "df": None})  # fmt: skip
+                "run_var_b": b_re.var, "se_run": None, "n_clusters": None, "se_cluster": None, "df": None,
+                "adjusted_for": None})  # fmt: skip
     T = tasks.height
     if T == 0:
         return out, notes
@@ -248,7 +249,7 @@ def comparison_dependence(row: dict[str, Any], tasks: pl.DataFrame, k: int, re_a
         if G >= 2 and np.isfinite(V):
             out["se_cluster"] = math.sqrt(V)
             parts.append((V, G - 1))
-            label.append(f"{CL_ADJ} t ({G} clusters, CR2)")
+            label.append(f"clusters ({G}, CR2, t_{G - 1})")
         else:
             msg = f"cluster={cluster!r}: fewer than 2 clusters among the shared tasks; the task-level test is kept"
             warnings.warn(msg, StatsWarning, stacklevel=4)
@@ -256,18 +257,17 @@ def comparison_dependence(row: dict[str, Any], tasks: pl.DataFrame, k: int, re_a
     if va + vb > 0:
         if not parts:
             parts.append((float(np.var(d, ddof=1)) / T if T > 1 else 0.0, T - 1))
-            label.append("paired t")
         if va > 0:
             parts.append((va, a_re.n_passes - 1))
         if vb > 0:
             parts.append((vb, b_re.n_passes - 1))
-        label.append(f"{RUN_ADJ} (passes {a_re.n_passes}/{b_re.n_passes}, Satterthwaite)")
+        label.append(f"run variance (passes {a_re.n_passes}/{b_re.n_passes}, Satterthwaite)")
     if not parts or sum(v for v, _ in parts) <= 0:
         return out, notes
     lo, hi, p, nu = satterthwaite(float(np.mean(d)), parts, level)
     if not np.isfinite(p):
         return out, notes
-    out.update({"ci_low": lo, "ci_high": hi, "p_value": p, "df": nu, "interval_method": " ".join(label)})
+    out.update({"ci_low": lo, "ci_high": hi, "p_value": p, "df": nu, "adjusted_for": "; ".join(label)})
     return out, notes
 
 
