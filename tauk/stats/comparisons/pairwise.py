@@ -144,9 +144,13 @@ def compare(
     >>> res = tauk.load("data")
     >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
     >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
-    (0.43, 50, 'paired t', '4.5e-13')
+    (0.43, 50, 'paired t', '7.9e-13')
     >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
-    (0.3415, 0.5185, 'monte-carlo')
+    (0.3367, 0.5233, 'monte-carlo')
+    >>> c.row()["adjusted_for"]  # atlas-large's 8 passes (4 trial indices × 2 runs) differ a little
+    'run variance (passes 8/8, Satterthwaite)'
+    >>> round(tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True, run_effects="report").row()["ci_low"], 4)
+    0.3415
     """
     asked = normalize_by(by)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
