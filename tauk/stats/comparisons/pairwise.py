@@ -40,7 +40,13 @@ from scipy import stats
 from tauk._compat import keyword_options
 from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
 
-from ..dependence.adjust import PAIR_SCHEMA, check_run_effects, comparison_dependence, group_run_effects
+from ..dependence.adjust import (
+    COUNTS_NOTE,
+    PAIR_SCHEMA,
+    check_run_effects,
+    comparison_dependence,
+    group_run_effects,
+)
 from ..dependence.clusters import FAMILY, cluster_keys
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
@@ -189,7 +195,7 @@ class _Dependence:
         self.runs = group_run_effects(df, (*by, label))
         self.cmaps = cluster_keys(df, by, cluster) if cluster else {}
         self.cluster, self.level, self.adjust = cluster, level, adjust
-        self._notes: list[str] = []
+        self._notes: list[str] = [] if self.runs or "_success" in df.columns else [COUNTS_NOTE]
 
     def row(self, key: tuple, a: Any, b: Any, k: int, res: Paired) -> dict[str, Any]:
         ra, rb = self.runs.get((*key, a)), self.runs.get((*key, b))

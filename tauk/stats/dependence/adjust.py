@@ -67,6 +67,10 @@ RUN_EFFECTS = ("adjust", "report")
 """``run_effects=``: widen the intervals by the run-level variance (default), or only report it."""
 
 
+COUNTS_NOTE = ("per-task counts carry no pass (trial index): run effects are not tested and the intervals are the "
+               "task-level ones (the trials frame tests them)")
+
+
 def check_run_effects(value: str) -> str:
     """``value`` if it is one of :data:`RUN_EFFECTS`, else a :class:`~tauk.errors.TaukError` listing them."""
     if value not in RUN_EFFECTS:
@@ -140,6 +144,8 @@ def summary_dependence(df: pl.DataFrame, by: tuple[str, ...], groups: Sequence[G
                 se_cl = math.sqrt(V) if np.isfinite(V) else None
             per_k[(g.key, k)] = {"v_run": v_run, "df_run": re.n_passes - 1, "se_cluster": se_cl, "G": G,
                                  "adjust": adjust}
+    if not runs and groups and "_success" not in df.columns:
+        notes.append(COUNTS_NOTE)
     if one_pass:
         notes.append(f"{', '.join(one_pass[:6])}{' …' if len(one_pass) > 6 else ''}: "
                      + RUN_NOTE_ONE_PASS.format(what="figure"))  # fmt: skip
@@ -271,4 +277,4 @@ def comparison_dependence(row: dict[str, Any], tasks: pl.DataFrame, k: int, re_a
     return out, notes
 
 
-__all__ += ["summary_notes", "FAMILY", "RUN_EFFECTS", "check_run_effects"]
+__all__ += ["summary_notes", "FAMILY", "RUN_EFFECTS", "COUNTS_NOTE", "check_run_effects"]
