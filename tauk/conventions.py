@@ -38,6 +38,8 @@ __all__ = [
     "INFRA_RULES",
     "PAIRED_TEST",
     "PAIRED_TESTS",
+    "RUN_EFFECTS",
+    "CLUSTER_FAMILY",
     "INVERSION_PERMUTATIONS",
     "ADJUST",
     "ADJUSTMENTS",
@@ -155,6 +157,13 @@ INVERSION_PERMUTATIONS = 19_999
 """Monte-Carlo sign flips of an inverted sign-flip interval (and of the rank intervals' sign-flip tests), used only
 when the exact lattice of the differences is too large; more than :data:`RESAMPLES` because an interval's ends sit
 in the tails."""
+
+RUN_EFFECTS: tuple[str, ...] = ("adjust", "report")
+"""Every ``run_effects=`` of summarize / compare (tauk.stats.dependence): widen the intervals by a run effect
+shared by a pass (the first, default), or only report it."""
+
+CLUSTER_FAMILY = "family"
+"""``cluster=CLUSTER_FAMILY``: the task families the task ids encode (telecom's issue type × persona)."""
 
 ADJUST = "holm"
 """Default multiple-comparison adjustment of :func:`tauk.stats.compare_all` (Holm's step-down)."""

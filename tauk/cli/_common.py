@@ -105,9 +105,9 @@ def add_pool_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_dependence_args(p: argparse.ArgumentParser) -> None:
-    """``--cluster`` (task families) and ``--run-effects`` (the library's choices: tauk.stats.dependence)."""
-    from tauk.stats.dependence.adjust import RUN_EFFECTS
-    from tauk.stats.dependence.clusters import FAMILY
+    """``--cluster`` (task families) and ``--run-effects`` (the library's choices: tauk.conventions)."""
+    from tauk.conventions import CLUSTER_FAMILY as FAMILY
+    from tauk.conventions import RUN_EFFECTS
 
     p.add_argument("--cluster", default=None, metavar="COLUMN",
                    help=f"task families: a trials column, or {FAMILY!r} (telecom's issue type × persona from the ids); "

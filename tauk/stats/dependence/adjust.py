@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from tauk.conventions import RUN_EFFECTS
 from tauk.errors import StatsWarning, TaukError
 
 from ..tasks import GroupTasks, u_hat
@@ -63,8 +64,6 @@ PAIR_SCHEMA = {
 """The comparison columns added here (``df``: the t test's degrees of freedom where it was adjusted;
 ``adjusted_for``: what the headline test and interval account for beyond the tasks, null when nothing)."""
 
-RUN_EFFECTS = ("adjust", "report")
-"""``run_effects=``: widen the intervals by the run-level variance (default), or only report it."""
 
 
 COUNTS_NOTE = ("per-task counts carry no pass (trial index): run effects are not tested and the intervals are the "

@@ -43,11 +43,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from tauk.conventions import CLUSTER_FAMILY
 from tauk.errors import TaukError
 
 __all__ = ["FAMILY", "ClusterInfo", "cluster_keys", "cluster_variance", "task_family"]
 
-FAMILY = "family"
+FAMILY = CLUSTER_FAMILY
 """``cluster=FAMILY``: the per-domain default families (from the task ids where they encode one)."""
 
 _TELECOM = re.compile(r"^\[(?P<issue>[^\]]+)\].*\[PERSONA:(?P<persona>[^\]]*)\]\s*$")
