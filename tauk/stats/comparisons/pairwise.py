@@ -134,7 +134,7 @@ def compare(
     run_effects
         ``"adjust"`` (default): where an agent's passes (trial indices of its runs) differ beyond chance
         (σ̂²_run > 0; ``run_effect_p_a`` / ``_b``, ``run_var_a`` / ``_b``), the headline t test and its interval
-        add both agents' run-level variance (``se_run``; Satterthwaite ``df``) and ``adjusted_for`` says so;
+        add both agents' run-level variance (``se_run``; each part with its own t quantile, ``df`` the equivalent one) and ``adjusted_for`` says so;
         ``"report"``: report them only. With one pass per agent a run effect cannot be told from the agent
         difference (a note says so; see :mod:`tauk.stats.noise`).
 
@@ -150,11 +150,11 @@ def compare(
     >>> res = tauk.load("data")
     >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
     >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
-    (0.43, 50, 'paired t', '7.9e-13')
+    (0.43, 50, 'paired t', '1.0e-07')
     >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
-    (0.3367, 0.5233, 'monte-carlo')
+    (0.3345, 0.5255, 'monte-carlo')
     >>> c.row()["adjusted_for"]  # atlas-large's 8 passes (4 trial indices × 2 runs) differ a little
-    'run variance (passes 8/8, Satterthwaite)'
+    'run variance (passes 8/8, t_(R−1) each)'
     >>> round(tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True, run_effects="report").row()["ci_low"], 4)
     0.3415
     """

@@ -7,7 +7,7 @@
   ``adjusted_for`` saying so;
 * :func:`comparison_dependence` — for :func:`tauk.stats.compare`: the same per agent, and where either agent has a
   run variance or ``cluster=`` is given, the headline p-value and interval from one t test whose variance is
-  (cluster-robust or task-level) + V_run(A) + V_run(B), Satterthwaite degrees of freedom.
+  (cluster-robust or task-level) + V_run(A) + V_run(B), each part with its own t quantile.
 """
 
 from __future__ import annotations
@@ -266,7 +266,7 @@ def comparison_dependence(row: dict[str, Any], tasks: pl.DataFrame, k: int, re_a
             parts.append((va, a_re.n_passes - 1))
         if vb > 0:
             parts.append((vb, b_re.n_passes - 1))
-        label.append(f"run variance (passes {a_re.n_passes}/{b_re.n_passes}, Satterthwaite)")
+        label.append(f"run variance (passes {a_re.n_passes}/{b_re.n_passes}, t_(R−1) each)")
     if not parts or sum(v for v, _ in parts) <= 0:
         return out, notes
     lo, hi, p, nu = satterthwaite(float(np.mean(d)), parts, level)

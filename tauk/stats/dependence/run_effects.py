@@ -24,8 +24,8 @@ the R passes, so the run-level variance of the estimate is V_run(k) = (k·θ̂_{
 effective number of passes on an incomplete table). Each side of an interval of half-width h becomes
 √(h² + t²_{R−1}·V_run): the task part as calibrated, the run part with its own R − 1 degrees of freedom (σ̂²_run
 rests on R − 1 pass contrasts: with 4 passes, 3); V_run = 0 leaves it as it was. A paired comparison adds both
-agents' V_run to its t variance with Satterthwaite's degrees of freedom (:func:`satterthwaite`), so its p-value
-and interval still agree.
+agents' V_run to its t variance the same way — half-width √(t²_{T−1}·s²/T + Σ t²_{R−1}·V_run), its p-value the α at
+which that interval reaches 0 (:func:`satterthwaite`), so p and interval still agree.
 
 Not identifiable: with one pass (one trial per task in one run) a run effect is part of the figure itself — it
 cannot be separated from the agent (or from the difference of two agents); only re-running shows it
@@ -53,7 +53,7 @@ from functools import lru_cache
 
 import numpy as np
 import polars as pl
-from scipy import stats
+from scipy import optimize, stats
 
 __all__ = [
     "PassMatrix",
@@ -228,12 +228,36 @@ def t_quantile(level: float, df: float) -> float:
     return float(stats.norm.ppf(0.5 + level / 2) if math.isinf(df) else stats.t.ppf(0.5 + level / 2, df))
 
 
+def _half(parts: list[tuple[float, float]], level: float) -> float:
+    """√(Σ t²_{df_i}·V_i) at two-sided coverage ``level``."""
+    return math.sqrt(sum(v * t_quantile(level, d if d > 0 else math.inf) ** 2 for v, d in parts if v > 0))
+
+
 def satterthwaite(mean: float, parts: list[tuple[float, float]], level: float) -> tuple[float, float, float, float]:
-    """t test and interval for a mean whose variance is a sum of independent parts ``(variance, df)``:
-    (lo, hi, two-sided p of 0, ν) with ν = (Σ V)² / Σ V²/df (Satterthwaite). The interval is clipped to [−1, 1]."""
+    """Test and interval for a mean whose variance is a sum of independent parts ``(variance, df)``:
+    (lo, hi, two-sided p of 0, ν), the interval clipped to [−1, 1].
+
+    With :data:`SEPARATE` (the default) each part keeps its own t quantile: half-width H(α) = √(Σ t²_{df_i, 1−α/2}·V_i),
+    p the α at which H(α) = |mean| (so the interval excludes 0 exactly when p < α), ν the degrees of freedom of the
+    one t quantile that gives the same half-width at ``level``. Otherwise one t with ν = (Σ V)² / Σ V²/df
+    (Satterthwaite) — measured too liberal where a run variance rests on 3 pass contrasts."""
     V = sum(v for v, _ in parts)
     if not V > 0:
         return float("nan"), float("nan"), float("nan"), float("nan")
+    if SEPARATE:
+        H = _half(parts, level)
+        m = abs(mean)
+        if m == 0:
+            p = 1.0
+        elif _half(parts, 1.0 - 1e-15) <= m:
+            p = 1e-15
+        else:  # H(1 − a) falls from above m at a = 1e-15 to 0 at a = 1
+            la = optimize.brentq(lambda x: _half(parts, 1.0 - math.exp(x)) - m, math.log(1e-15), 0.0, xtol=1e-12)
+            p = min(1.0, math.exp(la))
+        q = H / math.sqrt(V)
+        z = t_quantile(level, math.inf)
+        nu = math.inf if q <= z * (1 + 1e-12) else float(optimize.brentq(lambda n: t_quantile(level, n) - q, 0.05, 1e7))
+        return max(-1.0, mean - H), min(1.0, mean + H), p, nu
     den = sum(v**2 / d for v, d in parts if v > 0 and d > 0)
     nu = V**2 / den if den > 0 else float("inf")
     se = math.sqrt(V)
