@@ -20,7 +20,7 @@ E_μ[(E_b expit(μ + b))^k] (Gauss–Hermite, 80 × 80 nodes). Sections:
   population values.
 
 Deterministic for a seed (each cell its own stream). Run: ``nice -n 10 python benchmarks/dependence_calibration.py
-[--reps 150] [--paired-reps 200] [--seed 0] [--sections runs,paired,clusters,overall] [--out FILE]``.
+[--reps 150] [--paired-reps 200] [--run-sds 0,0.5] [--seed 0] [--sections runs,paired,clusters,overall] [--out FILE]``.
 ``benchmarks/results/dependence_calibration.txt`` is the recorded run.
 """
 
@@ -101,6 +101,9 @@ def mc(p, n):
     return f"{100 * p:5.1f}±{100 * np.sqrt(max(p * (1 - p), 1e-9) / n):.1f}"
 
 
+RUN_SDS = (0.0, 0.5)
+
+
 def section_runs(reps, seed, out):
     out("## runs: summarize, population coverage / mean width, adjusted (default) vs report-only (as before)")
     out(f"{'population':14} {'T':>3} {'R':>2} {'σ_run':>5} {'k':>2} {'cov adj':>10} {'cov before':>10} "
@@ -108,7 +111,7 @@ def section_runs(reps, seed, out):
     rows = []
     for pop, (m, s) in list(POPS.items())[:1]:
         for T, R in ((20, 4), (50, 4)):
-            for sd in (0.0, 0.5):
+            for sd in RUN_SDS:
                 label = f"runs {pop} T={T} R={R} sd={sd}"
                 rng = cell_rng(seed, label)
                 Y, _ = draw(rng, reps, T, R, m, s, sd)
@@ -123,14 +126,15 @@ def section_runs(reps, seed, out):
                     out(f"{pop:14} {T:>3} {R:>2} {sd:>5} {k:>2} {mc(adj[k][0], reps):>10} {mc(old[k][0], reps):>10} "
                         f"{adj[k][1]:9.4f} {old[k][1]:12.4f} {ratio:6.3f} {100 * rej:8.1f}%")
                     rows.append((pop, T, R, sd, k, adj[k][0], old[k][0], ratio))
-    for sd in (0.5,):
+    for sd in sorted({r[3] for r in rows} - {0.0}):
         sel = [r for r in rows if r[3] == sd]
         out(f"σ_run = {sd}: adjusted coverage {100 * min(r[5] for r in sel):.1f}–{100 * max(r[5] for r in sel):.1f} % "
             f"(before {100 * min(r[6] for r in sel):.1f}–{100 * max(r[6] for r in sel):.1f} %)")
     sel = [r for r in rows if r[3] == 0.0]
-    out(f"σ_run = 0: coverage moves by {100 * min(r[5] - r[6] for r in sel):+.1f} … "
-        f"{100 * max(r[5] - r[6] for r in sel):+.1f} points, width ×{min(r[7] for r in sel):.3f} … "
-        f"×{max(r[7] for r in sel):.3f}")
+    if sel:
+        out(f"σ_run = 0: coverage moves by {100 * min(r[5] - r[6] for r in sel):+.1f} … "
+            f"{100 * max(r[5] - r[6] for r in sel):+.1f} points, width ×{min(r[7] for r in sel):.3f} … "
+            f"×{max(r[7] for r in sel):.3f}")
     out("")
 
 
@@ -257,8 +261,11 @@ def main(argv=None):
     ap.add_argument("--paired-reps", type=int, default=200, help="replications a cell of the paired section")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sections", default="runs,paired,clusters,overall")
+    ap.add_argument("--run-sds", default="0,0.5", help="σ_run values of the runs section")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    global RUN_SDS
+    RUN_SDS = tuple(float(x) for x in args.run_sds.split(","))
     lines = []
 
     def out(s=""):
@@ -266,7 +273,7 @@ def main(argv=None):
         lines.append(s)
 
     out(f"# tauk.stats.dependence calibration: {args.reps} replications a cell ({args.paired_reps} in the paired "
-        f"section), seed {args.seed}, level {LEVEL}, sections {args.sections}")
+        f"section), seed {args.seed}, level {LEVEL}, sections {args.sections}, run SDs {args.run_sds}")
     out("(coverage ± Monte-Carlo SE, in %; 'before' = run_effects='report' / no cluster=, i.e. the intervals as they "
         "were)")
     out("")
