@@ -337,7 +337,8 @@ def dependence_page() -> str:
         "## Headline (the script's own summary lines)",
         "\n".join(f"- {line}" for line in head),
         "## Every cell",
-        quoted(name, title=None),
+        f"**`{source(name)}`** (one block per run of the script, its options in the block's first line)",
+        fence("\n".join(line[2:] if line.startswith("# ") else line for line in text.splitlines()).strip()),
     ]) + "\n"
 
 
