@@ -201,3 +201,20 @@ def test_overall_has_an_interval_and_its_weights():
     assert any("weights 1/setups" in n for n in notes)
     none = tauk.stats.overall(tauk.stats.summarize(tauk.load("data"), by="agent", ci=None))
     assert none.to_frame()["ci_low"].is_null().all()
+
+
+def test_the_families_telecom_and_retail_tasks_really_have(shared_data):
+    """The counts the clusters docstring states, from the published task files."""
+    import collections
+    import json
+    import re
+
+    telecom = json.loads((shared_data / "tasks" / "v0.1.0_telecom_tasks.json").read_text())
+    fams = collections.Counter(task_family("telecom", t["id"]) for t in telecom)
+    assert len(telecom) == 114 and len(fams) == 9 and min(fams.values()) == 9 and max(fams.values()) == 17
+    retail = json.loads((shared_data / "tasks" / "v0.1.0_retail_tasks.json").read_text())
+    users = collections.Counter(re.sub(r"\s+(in zip|living).*|,.*", "", t["user_scenario"]["instructions"]["known_info"]
+                                       or "").strip() for t in retail)  # fmt: skip
+    assert len(retail) == 114 and len(users) == 60 and sum(1 for n in users.values() if n >= 2) == 31  # shared users
+    assert max(users.values()) == 5
+    assert all(task_family("retail", str(t["id"])) == str(t["id"]) for t in retail)  # ids encode no family

@@ -2,9 +2,9 @@
 
 τ²-bench's tasks come in families. Telecom's ids encode theirs: ``[issue_type]fault|fault[PERSONA:persona]`` —
 every issue type (``mms_issue``, ``mobile_data_issue``, ``service_issue``) is played by every persona (``None``,
-``Easy``, ``Hard``), 9 families at v0.1.0 (114 tasks, 12–18 each). Retail's tasks share users (62 users for
-114 tasks at v0.1.0, 30 of them with 2–5 tasks) and airline's a few (46 users for 50 tasks) — but their ids are
-bare numbers, so a family there has to come from the task definitions: pass it as a column (``cluster="user"``).
+``Easy``, ``Hard``), 9 families at v0.1.0 (114 tasks, 9–17 each). Retail's tasks share users (60 users for
+114 tasks at v0.1.0 by the user each task's known_info names, 31 of them with 2–5 tasks), airline's a few — but
+their ids are bare numbers, so a family there has to come from the task definitions: pass it as a column (``cluster="user"``).
 ``cluster="family"`` takes the family from the id where the id encodes one (telecom) and leaves every other task
 its own cluster.
 
