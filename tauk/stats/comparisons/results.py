@@ -201,6 +201,9 @@ def _dependence_notes(result: Any) -> list[str]:
             out.append(f"run effects (Cochran's Q over each agent's task × pass table): tested for {ps.height} "
                        f"agent(s) × group(s), {hit} with p < 0.05; where σ̂²_run > 0 the headline t test adds the "
                        "run-level variance (adjusted_for says so)")  # fmt: skip
+    if "adjusted_for" in frame.columns and frame["adjusted_for"].is_not_null().any():
+        out.append("where adjusted_for is set, p_value and ci_low / ci_high are that adjusted test's (half-width "
+                   "√(Σ t²·V) over its parts; they still agree on whether 0 is excluded); p_t stays the plain paired t")
     if getattr(result, "cluster", None):
         out.append(f"cluster={result.cluster!r}: cluster-robust (CR2) t test and interval, G − 1 degrees of freedom "
                    "(n_clusters)")  # fmt: skip
