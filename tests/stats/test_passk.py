@@ -165,7 +165,7 @@ def test_summary_objects_render_and_are_frozen():
     rec = s.records()[0]["pass_hat_k"]["1"]
     assert set(rec) == {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun", "rerun_ci_low", "rerun_ci_high",
                         "interval_method", "rerun_interval_method", "model_check_p", "model_check_passed",
-                        "estimate_infra_fail"}
+                        "estimate_infra_fail", "se_run", "se_cluster", "adjusted_for"}
     assert rec["estimate_infra_fail"] == rec["estimate"]  # no infrastructure error: the conventions agree
     assert rec["interval_method"] == rec["rerun_interval_method"] == "clopper-pearson (n=1)"  # one trial per task
     assert rec["ci_low"] <= rec["estimate"] <= rec["ci_high"]

@@ -156,6 +156,7 @@ class Comparison:
             for r in self.frame.iter_rows(named=True)
         ]  # fmt: skip
         notes = [f"paired on shared tasks (domain, task_id); diff = {self.a} − {self.b}", *comparison_notes(self)]
+        notes += _dependence_notes(self)
         only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
         if any(only):
             notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
@@ -183,7 +184,6 @@ def comparison_notes(result: Any) -> list[str]:
         iv = f"{level:.0%} {result.method} paired task bootstrap, {result.resamples} resamples, seed {result.seed}"
     notes = [f"p_value: {head}; {iv}",
              "p_signflip: exact sign-flip test (a conservative cross-check; Monte Carlo above 20 nonzero differences)"]
-    notes += _dependence_notes(result)
     if getattr(result, "split_by_setup", False):
         notes.append("compared within each setup: the agents' trials span several setups, which are not repeated "
                      "trials of one experiment (pool_setups=True pools them)")  # fmt: skip
@@ -279,7 +279,8 @@ class MultipleComparison:
                  f"p adjusted by {self.adjust} over the {family} comparison(s) with a p-value"
                  + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else ""),
                  f"rank [lo, hi]: per agent, each covers its agent's rank with probability ≥ {level:.0%}; "
-                 "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)"]  # fmt: skip
+                 "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)",
+                 *_dependence_notes(self)]  # fmt: skip
         if empty.height:
             listed = "; ".join(
                 ", ".join(str(r[c]) for c in self.by) + (": " if self.by else "") + f"{r['a']} vs {r['b']}"
