@@ -40,7 +40,10 @@ res.trials.select("run_id", "task_id", "trial", "agent", "domain", "termination_
 # where a task bootstrap misses E[p^4] up to 22 % of the time. A posterior predictive check guards it: where the
 # check fails the interval is joined with a BCa task interval, and the notes say so. `method="bca"` gives
 # the task bootstrap (resampling **tasks**, never trials within a task — that would bias pass^k upward). A fixed
-# `seed` makes every interval reproducible.
+# `seed` makes every interval reproducible. Each run here has 4 trials per task — 4 passes over the benchmark — so a
+# run effect shared by every task of a pass is tested too (Cochran's Q: `run_effect_p`, `run_var`); where its
+# variance is estimated above 0 the intervals include it (`adjusted_for`; `run_effects="report"` leaves them as they
+# were). `cluster=` makes them robust to task families.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -71,8 +74,8 @@ print(pk)
 print(pk.to_frame().select("agent", "k", "interval_method", "rerun_interval_method", "model_check_p").head(4))
 
 # %% [markdown]
-# One number per agent, the leaderboard's way (each setup counts once; no interval — the per-setup ones are the
-# calibrated figures):
+# One number per agent, the leaderboard's way (each setup counts once, weights 1/setups; its interval combines the
+# per-setup intervals with those weights):
 
 # %%
 # NBVAL_CHECK_OUTPUT

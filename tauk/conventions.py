@@ -42,6 +42,8 @@ __all__ = [
     "PAIRED_TEST",
     "PAIRED_TESTS",
     "PAIRED_TEST_DESCRIPTIONS",
+    "RUN_EFFECTS",
+    "CLUSTER_FAMILY",
     "INVERSION_PERMUTATIONS",
     "ADJUST",
     "ADJUSTMENTS",
@@ -189,6 +191,13 @@ INVERSION_PERMUTATIONS = 19_999
 """Monte-Carlo sign flips of an inverted sign-flip interval (and of the rank intervals' sign-flip tests), used only
 when the exact lattice of the differences is too large; more than :data:`RESAMPLES` because an interval's ends sit
 in the tails."""
+
+RUN_EFFECTS: tuple[str, ...] = ("adjust", "report")
+"""Every ``run_effects=`` of summarize / compare (tauk.stats.dependence): widen the intervals by a run effect
+shared by a pass (the first, default), or only report it."""
+
+CLUSTER_FAMILY = "family"
+"""``cluster=CLUSTER_FAMILY``: the task families the task ids encode (telecom's issue type × persona)."""
 
 ADJUST = "holm"
 """Default multiple-comparison adjustment of :func:`tauk.stats.compare_all` (Holm's step-down)."""

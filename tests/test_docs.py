@@ -32,7 +32,7 @@ def _doc(module: str) -> str:
 
 def test_the_pages_are_what_the_results_files_give():
     pages = build.pages()
-    assert set(pages) == {"README.md", "intervals.md", "comparisons.md", "consistency.md"}
+    assert set(pages) == {"README.md", "intervals.md", "comparisons.md", "consistency.md", "dependence.md"}
     stale = [name for name, text in pages.items() if (build.OUT / name).read_text(encoding="utf-8") != text]
     assert stale == [], f"run python docs/build.py: {stale}"
     assert build.main(["--check"]) == 0
@@ -109,3 +109,16 @@ def test_the_noise_floor_holds_its_stated_size(module):
     sizes = [float(r[5]) for r in rows if float(r[3]) >= 5]
     assert len(sizes) >= 25 and all(3.5 <= s <= 6.5 for s in sizes), sizes
     assert "5 % ± 1.5" in _doc(module)
+
+
+def test_the_readme_run_effect_and_cluster_figures_are_the_results_files():
+    """README's rows for tauk.stats.dependence quote benchmarks/results/dependence_calibration.txt's summary lines."""
+    text = build.read("dependence_calibration.txt")
+    readme = (build.ROOT / "README.md").read_text(encoding="utf-8")
+    assert "σ_run = 0.5: adjusted coverage 93.3–97.7 % (before 85.3–96.3 %)" in text
+    assert "run variance added: 93.3–97.7 %" in readme and "task-level interval: 85.3–96.3 %" in readme
+    assert "σ_run = 0.2: type-I adjusted 2.5–4.0 % (before 4.8–8.0 %)" in text
+    assert "σ_run = 0.5: type-I adjusted 1.5–4.2 % (before 7.2–28.7 %)" in text
+    assert "| 1.5–4.2 % | paired t: 4.8–28.7 % |" in readme
+    assert "summary, ρ = 0.3: coverage with cluster= 94.7–97.3 % (without 88.3–96.0 %)" in text
+    assert "CR2 hull: 94.7–97.3 % | 88.3–96.0 %" in readme

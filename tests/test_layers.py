@@ -169,6 +169,7 @@ STATS_LAYERS: dict[str, float] = {
     "_old_paths": 0,
     "tasks": 1,
     "intervals": 2,
+    "dependence": 2,
     "noise": 2,
     "reliability": 2,
     "estimate": 3,

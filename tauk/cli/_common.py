@@ -104,6 +104,19 @@ def add_pool_args(p: argparse.ArgumentParser) -> None:
                         "by default a group spanning setups is reported per setup")  # fmt: skip
 
 
+def add_dependence_args(p: argparse.ArgumentParser) -> None:
+    """``--cluster`` (task families) and ``--run-effects`` (the library's choices: tauk.conventions)."""
+    from tauk.conventions import CLUSTER_FAMILY as FAMILY
+    from tauk.conventions import RUN_EFFECTS
+
+    p.add_argument("--cluster", default=None, metavar="COLUMN",
+                   help=f"task families: a trials column, or {FAMILY!r} (telecom's issue type × persona from the ids); "
+                        "cluster-robust (CR2) intervals and tests")  # fmt: skip
+    p.add_argument("--run-effects", default=RUN_EFFECTS[0], choices=list(RUN_EFFECTS),
+                   help="a run effect shared by a pass (trial index of a run): widen the intervals by it (adjust) or "
+                        "only report it")  # fmt: skip
+
+
 def add_ci_args(p: argparse.ArgumentParser, *, always: str | None = None) -> None:
     """``--ci``, ``--method``, ``--resamples``, ``--seed``; the choices of ``--method`` are the library's
     (:data:`tauk.conventions.CI_METHODS`). ``--ci 0`` means "no interval"; where the command always gives one,

@@ -9,6 +9,7 @@ from typing import Any
 
 from tauk.cli._common import (
     add_ci_args,
+    add_dependence_args,
     add_format_args,
     add_infra_arg,
     add_load_args,
@@ -30,13 +31,14 @@ kept one release)."""  # fmt: skip
 
 def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, adjust: str,
                     ci: float, method: str, resamples: int, seed: int, infra: str,
-                    test: str = PAIRED_TEST, pool_setups: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+                    test: str = PAIRED_TEST, pool_setups: bool = False, cluster: str | None = None,
+                    run_effects: str = "adjust") -> list[dict[str, Any]]:  # fmt: skip
     """The JSON records of ``tauk compare``: one per ``by`` group; the headline p-values (``test``) adjusted over
     the groups."""
     from tauk.stats import adjust_pvalues, compare
 
     c = compare(res, a, b, k=k, by=by or None, infra=infra, ci=ci, method=method, resamples=resamples, seed=seed,
-                test=test, pool_setups=pool_setups)  # fmt: skip
+                test=test, pool_setups=pool_setups, cluster=cluster, run_effects=run_effects)  # fmt: skip
     frame = c.to_frame()
     p_adj = adjust_pvalues(frame["p_value"].fill_null(float("nan")).to_numpy(), adjust=adjust)
     out = []
@@ -54,6 +56,8 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
             "p_mcnemar": r["p_mcnemar"], "n_tasks_only_a": r["n_tasks_only_a"], "n_tasks_only_b": r["n_tasks_only_b"],
             "n_tasks_excluded": r["n_tasks_excluded"], "interval_excludes_0": r["interval_excludes_0"],
             "p_below_alpha": r["p_below_alpha"], "interval_note": r["interval_note"],
+            **{f: r.get(f) for f in ("run_effect_p_a", "run_effect_p_b", "run_var_a", "run_var_b", "se_run",
+                                     "n_clusters", "se_cluster", "df", "adjusted_for")},
         })  # fmt: skip
         if not r["n_tasks"]:
             where = ", ".join(f"{col}={r[col]}" for col in c.by)
@@ -74,7 +78,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise TaukError(f"no run has agent label {lab!r}; labels present: {sorted(labels)}")
     by = split_list(args.by)
     recs = compare_records(res, args.a, args.b, args.k, by, args.adjust, ci, args.method, args.resamples, args.seed,
-                           args.infra, args.test, args.pool_setups)  # fmt: skip
+                           args.infra, args.test, args.pool_setups, getattr(args, "cluster", None),
+                           getattr(args, "run_effects", "adjust"))  # fmt: skip
     if args.format == "json":
         print_json(recs)
     else:
@@ -113,6 +118,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="paired comparison of two agents on the tasks both ran")
     add_load_args(p)
     add_pool_args(p)
+    add_dependence_args(p)
     p.add_argument("--a", required=True, metavar="LABEL", help="agent label (or LABEL of LABEL=PATH inputs)")
     p.add_argument("--b", required=True, metavar="LABEL", help="the agent compared against")
     p.add_argument("--k", type=int, default=1, help="the k of pass^k compared")

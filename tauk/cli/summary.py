@@ -8,6 +8,7 @@ from typing import Any
 
 from tauk.cli._common import (
     add_ci_args,
+    add_dependence_args,
     add_format_args,
     add_infra_arg,
     add_load_args,
@@ -40,7 +41,7 @@ def summary_records(s: Any, res: Any) -> list[dict[str, Any]]:
                 rec[c] = r.get(c)
         for key in ("agent", "domain", "n_simulations", "n_tasks", "infra_error_count", "avg_reward",
                     "avg_agent_cost", *GROUP_FIELDS, "n_planned", "n_dropped", "trial_coverage", "low_coverage",
-                    "rankable", "pass_hat_k", "counters"):  # fmt: skip
+                    "rankable", "n_passes", "run_effect_p", "run_var", "n_clusters", "pass_hat_k", "counters"):  # fmt: skip
             rec[key] = r.get(key)
         out.append(rec)
     return out
@@ -62,7 +63,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
             raise TaukError(f"no simulation left to summarise after the filter ({label}) of {res.trials.height} loaded")
     s = summarize(data, by=by, k=parse_ks(args.k), infra=args.infra, ci=ci, method=args.method,
                   resamples=args.resamples, seed=args.seed, pool_setups=args.pool_setups,
-                  min_coverage=args.min_coverage)  # fmt: skip
+                  min_coverage=args.min_coverage, cluster=getattr(args, "cluster", None),
+                  run_effects=getattr(args, "run_effects", "adjust"))  # fmt: skip
     if args.format == "json":
         records = summary_records(s, res)
         if label is not None:
@@ -85,6 +87,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="upstream metrics (and intervals) per run or group")
     add_load_args(p)
     add_pool_args(p)
+    add_dependence_args(p)
     p.add_argument("--by", default=None, help="comma-separated trial columns to group by (default: one row per file)")
     p.add_argument("--k", default=None, help="the k of pass^k, e.g. 1,2,4 or 1-4 (default: 1 … trials per task)")
     add_infra_arg(p)

@@ -4,6 +4,7 @@ task-level uncertainty, comparisons, power, run-to-run consistency.
 * :mod:`~tauk.stats.options` — the options every statistic shares (:class:`IntervalOptions`) and the lists of choices;
 * :mod:`~tauk.stats.tasks` — trials (or mergeable task counts) → per-task (n, c);
 * :mod:`~tauk.stats.intervals` — how an interval is made (the beta-binomial model, the task bootstrap, …);
+* :mod:`~tauk.stats.dependence` — run effects shared by a pass, and task families (``cluster=``);
 * :mod:`~tauk.stats.estimate` — one group's estimate, standard errors and intervals at each k;
 * :mod:`~tauk.stats.passk` — :func:`pass_hat_k`, :func:`pass_at_k`, :func:`per_task`;
 * :mod:`~tauk.stats.summary` — :func:`summarize` (the upstream metrics) and :func:`overall` (the leaderboard's mean);

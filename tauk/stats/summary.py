@@ -3,8 +3,10 @@ the leaderboard's one figure per agent (:func:`overall`).
 
 Trials of different setups are never pooled into one pass^k (:func:`~tauk.stats.tasks.resolve_by`); when one number
 per agent is wanted anyway — a leaderboard's "overall" — it is the mean of the per-setup estimates, each setup
-counting once whatever its number of tasks, and it says so. No interval is given for it: the per-setup intervals
-are the calibrated ones.
+counting once whatever its number of tasks, and it says so. Its interval (``ci_low`` / ``ci_high``) combines the
+per-setup intervals with those weights (``weights``, 1/S each): each side is √(Σ_s w_s²·h_s²) from the estimate, h_s
+that setup's half-width on the same side — exact for independent normal estimates, and the setups of one agent are
+independent draws of different tasks (setups sharing tasks would make it too narrow).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from tauk.io.frames.runs import pooling_note
 from tauk.scoring.counters import COUNTER_COLUMNS, head_counters
 from tauk.table import Interval, SummaryTable
 
+from .dependence.adjust import K_FIELDS as DEP_K_FIELDS
+from .dependence.adjust import check_run_effects, summary_dependence, summary_notes
 from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, resolve_ks, warn_excluded
 from .intervals.group import interval_notes
 from .missing import BOUND_FIELDS, add_missing, check_min_coverage, coverage_notes
@@ -92,6 +96,9 @@ class Summary:
     ``n_tasks_inaction_unknown``, ``n_tasks_substantive``, ``share_successes_inaction_passable`` and
     ``task_definitions``; ``pass_hat_k`` the ``substantive_*`` columns (pass^k on the tasks a do-nothing agent fails,
     with its own interval; null where the runs embed no task definitions).
+    Run effects and task families (:mod:`tauk.stats.dependence`): ``groups`` also has ``n_passes``,
+    ``run_effect_q``, ``run_effect_p``, ``run_var`` and ``n_clusters`` (with ``cluster=``); ``pass_hat_k`` has
+    ``se_run``, ``se_cluster`` and ``adjusted_for`` (what the intervals were widened for; null: nothing).
     """
 
     by: tuple[str, ...]
@@ -107,6 +114,8 @@ class Summary:
     counters: pl.DataFrame | None = None  # upstream HEAD's counters per group (tauk.scoring.counters.head_counters)
     pooling: tuple[str, ...] = ()  # pool_setups=True: what each pooled group pooled over
     min_coverage: float = MIN_COVERAGE  # below this trial coverage a group is flagged and not ranked
+    cluster: str | None = None  # cluster=: the column (or "family") whose clusters the intervals are robust to
+    dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
 
     @property
     def options(self) -> IntervalOptions:
@@ -115,9 +124,10 @@ class Summary:
 
     def to_frame(self) -> pl.DataFrame:
         """One row per group; pass^k nested as ``pass_hat_k``: list of structs {k, n_tasks, estimate, …,
-        substantive_estimate, …, estimate_dropped_fail, …}."""
+        substantive_estimate, …, estimate_dropped_fail, …, se_run, …}."""
         fields = [*LONG_SCHEMA, *(c for c in self.pass_hat_k.columns if c.startswith("substantive_")),
-                  *(f for f in BOUND_FIELDS if f in self.pass_hat_k.columns)]
+                  *(f for f in BOUND_FIELDS if f in self.pass_hat_k.columns),
+                  *(c for c in DEP_K_FIELDS if c in self.pass_hat_k.columns)]
         if not self.by:
             nested = self.pass_hat_k.select(pl.struct(fields).implode().alias("pass_hat_k"))
             if self.groups.height == 0:
@@ -144,8 +154,8 @@ class Summary:
         per: dict[tuple, dict[str, Any]] = {}
         other = self.other_infra_column
         for r in self.pass_hat_k.iter_rows(named=True):
-            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r.get(f) for f in (*ESTIMATE_FIELDS, other,
-                                                                                            *BOUND_FIELDS)}
+            fields = (*ESTIMATE_FIELDS, other, *BOUND_FIELDS, *(f for f in DEP_K_FIELDS if f in r))
+            per.setdefault(tuple(r[c] for c in by), {})[str(r["k"])] = {f: r.get(f) for f in fields}
             if "substantive_estimate" in r:
                 per[tuple(r[c] for c in by)][str(r["k"])]["substantive"] = {f: r[f"substantive_{f}"]
                                                                             for f in SUBSTANTIVE_FIELDS}  # fmt: skip
@@ -229,6 +239,7 @@ class Summary:
             notes.append(SETUP_NOTE)
         notes += list(self.pooling)
         notes += substantive_notes(self.groups, self.by)
+        notes += [*summary_notes(self.groups, self.by), *self.dependence_notes]
         note = self._other_infra_note()
         if note:
             notes.append(note)
@@ -300,6 +311,8 @@ def summarize(
     options: IntervalOptions | None = None,
     min_coverage: float = MIN_COVERAGE,
     marks: Any = None,
+    cluster: str | None = None,
+    run_effects: str = "adjust",
 ) -> Summary:
     """The upstream metrics per group (docs/spec.md §3) with se_tasks / se_rerun and intervals (the beta-binomial model by
     default; see :func:`pass_hat_k`).
@@ -330,6 +343,17 @@ def summarize(
         the task definitions a :class:`tauk.Results` (or store) embeds, none for a trials frame or counts; a frame
         of :func:`tauk.tasks.inaction_marks` (e.g. with the task file of a run that embeds none); False — not
         computed.
+    cluster
+        Task families (:mod:`tauk.stats.dependence.clusters`): a trials column constant within a task, or
+        ``"family"`` (the families the task ids encode: telecom's issue type × persona). The population interval
+        becomes the hull of the task-level interval and a cluster-robust (CR2, t_{G−1}) one; ``se_cluster`` and
+        ``n_clusters`` say what entered. Default None: tasks are independent draws.
+
+    Run effects (:mod:`tauk.stats.dependence.run_effects`) are always looked for: per group ``n_passes`` (a pass =
+    one trial index of one run), ``run_effect_q`` / ``run_effect_p`` (Cochran's Q over task × pass) and
+    ``run_var`` (σ̂²_run, probability scale); per k ``se_run``. Where σ̂²_run > 0 both intervals are widened by the
+    run-level variance and ``adjusted_for`` says so; with one pass it cannot be told apart (a note says so).
+    ``run_effects="report"`` reports them without widening (the intervals as they were before).
 
     Returns
     -------
@@ -350,7 +374,7 @@ def summarize(
     min_coverage = check_min_coverage(min_coverage)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     ks = normalize_k(k)
-    raw = as_trials(trials, [*asked, reward, *COUNTER_COLUMNS])
+    raw = as_trials(trials, [*asked, reward, *COUNTER_COLUMNS, *([cluster] if cluster and cluster != "family" else [])])
     df = prepare_trials(raw, infra, reward)
     by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
@@ -403,11 +427,15 @@ def summarize(
     gframe = sub.with_groups(gframe)
     long = _with_other_infra(long_frame(by_t, df.schema, keyed), raw, df, by_t, ks, infra, reward)
     long = sub.with_long(long)
+    long, dep, dep_notes = summary_dependence(df, by_t, groups, long, opts.ci, cluster,
+                                              adjust=check_run_effects(run_effects) == "adjust")
+    gframe = (gframe.join(dep, on=list(by_t), how="left", nulls_equal=True, maintain_order="left") if by_t
+              else pl.concat([gframe, dep], how="horizontal") if gframe.height == dep.height else gframe)  # fmt: skip
     long, gframe = add_missing(long, gframe, df, by_t, ks, opts, min_coverage)
     counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
     pooling = _pooling_notes(trials, df, by_t) if pool_setups else ()
     return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe, long, reward,
-                   by_t != asked, counted, pooling, min_coverage)  # fmt: skip
+                   by_t != asked, counted, pooling, min_coverage, cluster, tuple(dep_notes))  # fmt: skip
 
 
 def _with_other_infra(long: pl.DataFrame, raw: pl.DataFrame, df: pl.DataFrame, by_t: tuple[str, ...],
@@ -473,11 +501,12 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
 @dataclass(frozen=True)
 class Overall:
     """One row per (group, k): ``estimate`` (the mean of the per-setup estimates that entered), ``ci_low`` /
-    ``ci_high`` and ``interval_method`` (one setup: its own interval; several: a normal interval from their
-    standard errors), ``n_setups`` (how many entered), ``n_tasks`` / ``n_simulations`` (theirs, summed), ``setups``
-    (which entered), ``left_out`` (setups under :data:`~tauk.conventions.MIN_SIMULATIONS` simulations or
-    :data:`~tauk.conventions.MIN_TASKS` tasks, left out of the mean unless ``include_small``) and ``flagged`` (every
-    setup of the group was small: the row is the mean of small setups, shown but not ranked)."""
+    ``ci_high`` and ``interval_method`` (one setup: its own interval; several: the per-setup intervals combined with
+    the weights, each side √(Σ w²·h²)), ``n_setups`` (how many entered), ``n_tasks`` / ``n_simulations`` (theirs,
+    summed), ``setups`` (which entered), ``weights`` (each one's weight, 1/S), ``left_out`` (setups under
+    :data:`~tauk.conventions.MIN_SIMULATIONS` simulations or :data:`~tauk.conventions.MIN_TASKS` tasks, left out of
+    the mean unless ``include_small``) and ``flagged`` (every setup of the group was small: the row is the mean of
+    small setups, shown but not ranked)."""
 
     by: tuple[str, ...]
     over: str
@@ -540,9 +569,10 @@ class Overall:
                  f"{self.over} counts once, whatever its number of tasks); rows ranked by {self.metric.replace('k', str(k0))}"
                  if k0 is not None else "no estimate"]  # fmt: skip
         if self.ci:
-            notes.append(f"{level}interval: with one {self.over}, that {self.over}'s own interval; with several, a "
-                         f"normal interval from their standard errors (se_tasks, {self.over}s independent), whose "
-                         "coverage tauk has not measured — the per-setup intervals are the calibrated ones")  # fmt: skip
+            notes.append(f"{level}interval: with one {self.over}, that {self.over}'s own interval; with several, the "
+                         f"per-{self.over} intervals combined with the weights 1/{self.over}s, each side √(Σ w²·h²) "
+                         f"(independent {self.over}s: different tasks; {self.over}s sharing tasks would make it too "
+                         "narrow; coverage in docs/calibration/dependence.md)")  # fmt: skip
         small = f"fewer than {MIN_SIMULATIONS} simulations or {MIN_TASKS} tasks (tauk.conventions)"
         if not self.include_small:
             notes.append(f"a {self.over} with {small} is left out of the mean and the ranking (include_small=True "
@@ -586,8 +616,6 @@ def overall(result: Any, *, over: str = "setup", include_small: bool = False) ->
     >>> o.ranking(k=1)["agent"].to_list()
     ['atlas-large', 'atlas-small', 'baseline']
     """
-    from statistics import NormalDist
-
     from tauk.conventions import small_reason
 
     by = tuple(getattr(result, "by", ()))
@@ -606,7 +634,6 @@ def overall(result: Any, *, over: str = "setup", include_small: bool = False) ->
     else:
         long = long.with_columns(pl.lit(None, dtype=pl.Int64).alias("_sims"), pl.col("n_tasks").alias("_tasks"))
     ci = getattr(result, "ci", None)
-    z = NormalDist().inv_cdf(0.5 + ci / 2) if ci else None
     long = long.filter(pl.col("estimate").is_not_null())
     reasons: dict[str, str] = {}
     out: list[dict[str, Any]] = []
@@ -626,21 +653,22 @@ def overall(result: Any, *, over: str = "setup", include_small: bool = False) ->
         how = None
         if ci and m == 1:
             lo, hi, how = used[0].get("ci_low"), used[0].get("ci_high"), used[0].get("interval_method")
-        elif z is not None and all(r.get("se_tasks") is not None for r in used):
-            se = sum(r["se_tasks"] ** 2 for r in used) ** 0.5 / m
-            lo, hi, how = max(0.0, est - z * se), min(1.0, est + z * se), f"normal over {over}s (se_tasks)"
+        elif ci and all(r.get("ci_low") is not None and r.get("ci_high") is not None for r in used):
+            h_lo = sum((r["estimate"] - r["ci_low"]) ** 2 for r in used) ** 0.5 / m
+            h_hi = sum((r["ci_high"] - r["estimate"]) ** 2 for r in used) ** 0.5 / m
+            lo, hi, how = max(0.0, est - h_lo), min(1.0, est + h_hi), f"{over} intervals combined (weights 1/{m})"
         sims = [r["_sims"] for r in used]
         out.append({
             **{c: rows[0][c] for c in keys}, "k": rows[0]["k"], "n_setups": m,
             "n_tasks": sum(r["n_tasks"] for r in used),
             "n_simulations": sum(sims) if all(x is not None for x in sims) else None,
             "estimate": est, "ci_low": lo, "ci_high": hi, "interval_method": how,
-            f"{over}s": [r[over] for r in used], "left_out": [] if flagged else [r[over] for r in rows if r not in big],
+            f"{over}s": [r[over] for r in used], "weights": [1.0 / m] * m, "left_out": [] if flagged else [r[over] for r in rows if r not in big],
             "flagged": flagged,
         })  # fmt: skip
     schema = {**{c: long.schema[c] for c in keys}, "k": pl.Int64, "n_setups": pl.Int64, "n_tasks": pl.Int64,
               "n_simulations": pl.Int64, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-              "interval_method": pl.String, f"{over}s": pl.List(long.schema[over]),
+              "interval_method": pl.String, f"{over}s": pl.List(long.schema[over]), "weights": pl.List(pl.Float64),
               "left_out": pl.List(long.schema[over]), "flagged": pl.Boolean}  # fmt: skip
     frame = pl.DataFrame(out, schema=schema).sort([*keys, "k"], nulls_last=True) if out else pl.DataFrame(schema=schema)
     return Overall(tuple(keys), over, metric, frame, ci, include_small, tuple(sorted(reasons.items())))

@@ -127,6 +127,9 @@ _LATEX_SPECIAL = {
     "√": r"$\surd$",
     "∪": r"$\cup$",
     "∈": r"$\in$",
+    "Σ": r"$\Sigma$",
+    "²": r"$^2$",
+    "\u0302": "",  # a combining circumflex (σ̂): pdflatex's utf8 has no such input; the hat is dropped
     **{ch: f"$\\{name}$" for ch, name in zip("αβγδεκλμνρστφχψω", ("alpha", "beta", "gamma", "delta", "epsilon", "kappa",
        "lambda", "mu", "nu", "rho", "sigma", "tau", "phi", "chi", "psi", "omega"))},  # fmt: skip
 }

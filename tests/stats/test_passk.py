@@ -171,7 +171,7 @@ def test_summary_objects_render_and_are_frozen():
     assert set(rec) == {"estimate", "ci_low", "ci_high", "se_tasks", "se_rerun", "rerun_ci_low", "rerun_ci_high",
                         "interval_method", "rerun_interval_method", "model_check_p", "model_check_passed",
                         "estimate_infra_fail", "estimate_dropped_fail", "ci_low_dropped_fail", "ci_high_dropped_fail",
-                        "estimate_dropped_success", "ci_low_dropped_success", "ci_high_dropped_success", "substantive"}
+                        "estimate_dropped_success", "ci_low_dropped_success", "ci_high_dropped_success", "substantive", "se_run", "se_cluster", "adjusted_for"}
     assert rec["estimate_dropped_fail"] == rec["estimate_dropped_success"] == rec["estimate"]  # nothing dropped
     assert rec["estimate_infra_fail"] == rec["estimate"]  # no infrastructure error: the conventions agree
     assert rec["interval_method"] == rec["rerun_interval_method"] == "blaker (n=1)"  # one trial per task

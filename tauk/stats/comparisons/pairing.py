@@ -65,13 +65,13 @@ def pair_tasks(ga: GroupTasks | None, gb: GroupTasks | None, k: int) -> PairedTa
     return PairedTasks(tasks, na[sel], ca[sel], nta[sel], nb[sel], cb[sel], ntb[sel], only_a, only_b, excluded)
 
 
-def groups_by_label(trials, by, label, infra, labels=None, reward="reward", pool_setups=False):
+def groups_by_label(trials, by, label, infra, labels=None, reward="reward", pool_setups=False, extra=()):
     """The prepared trials, their per-task groups ``{by key: {label value: GroupTasks}}`` and the grouping used
     (``by``, plus ``setup`` when an agent's trials span several setups and ``pool_setups`` is false: agents are
-    compared within a setup)."""
+    compared within a setup). ``extra``: more trials columns to read (a cluster column)."""
     if label in by:
         raise TaukError(f"label column {label!r} cannot also be a `by` column")
-    df = prepare_trials(as_trials(trials, [*by, label, reward]), infra, reward)
+    df = prepare_trials(as_trials(trials, [*by, label, reward, *extra]), infra, reward)
     if label not in df.columns:
         raise TaukError(f"label column {label!r} is not in the trials frame")
     if labels is not None:

@@ -47,6 +47,14 @@ from tauk._lazy import lazy
 from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
 from tauk.errors import StatsWarning
 
+from ..dependence.adjust import (
+    COUNTS_NOTE,
+    PAIR_SCHEMA,
+    check_run_effects,
+    comparison_dependence,
+    group_run_effects,
+)
+from ..dependence.clusters import FAMILY, cluster_keys
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
 from ..tasks import GroupTasks, normalize_by, u_hat
@@ -92,6 +100,8 @@ def compare(
     test: str = PAIRED_TEST,
     pool_setups: bool = False,
     options: IntervalOptions | None = None,
+    cluster: str | None = None,
+    run_effects: str = "adjust",
 ) -> Comparison:
     """Paired comparison of label value ``a`` against ``b`` on the tasks both ran (see the module docs).
 
@@ -135,6 +145,16 @@ def compare(
     options
         ``ci``, ``method``, ``resamples`` and ``seed`` as one :class:`~tauk.stats.IntervalOptions` (as for
         :func:`~tauk.stats.pass_hat_k`).
+    cluster
+        Task families (a trials column constant within a task, or ``"family"``: telecom's issue type × persona from
+        the ids; :mod:`tauk.stats.dependence.clusters`): the headline p-value and interval come from a
+        cluster-robust (CR2) t test with G − 1 degrees of freedom (``n_clusters``, ``se_cluster``).
+    run_effects
+        ``"adjust"`` (default): where an agent's passes (trial indices of its runs) differ beyond chance
+        (σ̂²_run > 0; ``run_effect_p_a`` / ``_b``, ``run_var_a`` / ``_b``), the headline t test and its interval
+        add both agents' run-level variance (``se_run``; each part with its own t quantile, ``df`` the equivalent one) and ``adjusted_for`` says so;
+        ``"report"``: report them only. With one pass per agent a run effect cannot be told from the agent
+        difference (a note says so; see :mod:`tauk.stats.noise`).
 
     Returns
     -------
@@ -148,32 +168,62 @@ def compare(
     >>> res = tauk.load("data")
     >>> c = tauk.stats.compare(res, "atlas-large", "baseline", pool_setups=True)
     >>> round(c.diff, 4), c.records()[0]["n_tasks"], c.row()["interval_method"], f"{c.p_value:.1e}"
-    (0.43, 50, 'score', '4.5e-13')
+    (0.43, 50, 'score', '1.0e-07')
     >>> round(c.row()["ci_low"], 4), round(c.row()["ci_high"], 4), c.row()["signflip_method"]
-    (0.3415, 0.5185, 'exact')
+    (0.3345, 0.5255, 'exact')
     >>> round(c.row()["t_low"], 4), round(c.row()["t_high"], 4), f'{c.row()["p_t"]:.1e}'  # the paired t (test="t")
     (0.3415, 0.5185, '4.5e-13')
+    >>> c.row()["adjusted_for"]  # atlas-large's 8 passes (4 trial indices × 2 runs) differ a little
+    'run variance (passes 8/8, t_(R−1) each)'
     """
     asked = normalize_by(by)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
+    widen_runs = check_run_effects(run_effects) == "adjust"
     df, table, by_t = groups_by_label(trials, asked, label, infra, labels=[a, b], reward=reward,
-                                      pool_setups=pool_setups)  # fmt: skip
+                                      pool_setups=pool_setups, extra=_cluster_col(cluster))  # fmt: skip
+    dep = _Dependence(df, by_t, label, cluster, opts.level, widen_runs)
     keyed, task_parts = [], []
     for key in sorted(table, key=_sort_key):
         gs = table[key]
         res = compare_pair(gs.get(a), gs.get(b), a, b, int(k), opts, permutations=permutations, test=test,
                            progress=progress)  # fmt: skip
-        keyed.append((key, res.row))
+        keyed.append((key, dep.row(key, a, b, int(k), res)))
         tp = res.tasks
         for i, c in enumerate(by_t):
             if c not in tp.columns:
                 tp = tp.with_columns(pl.lit(key[i], dtype=df.schema[c]).alias(c))
         task_parts.append(tp.select([*by_t, *(c for c in res.tasks.columns if c not in by_t)]))
-    frame = rows_frame(by_t, df.schema, keyed)
+    frame = rows_frame(by_t, df.schema, keyed, PAIR_SCHEMA)
     tasks = pl.concat(task_parts) if task_parts else pl.DataFrame()
     return Comparison(str(a), str(b), int(k), label, by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed,
-                      frame, tasks, permutations, reward, test, by_t != asked)  # fmt: skip
+                      frame, tasks, permutations, reward, test, by_t != asked, cluster, dep.notes())  # fmt: skip
+
+
+def _cluster_col(cluster: str | None) -> tuple[str, ...]:
+    return (cluster,) if cluster and cluster != FAMILY else ()
+
+
+class _Dependence:
+    """Run effects per (group, agent) and task families per group, applied to each comparison row
+    (:func:`tauk.stats.dependence.adjust.comparison_dependence`)."""
+
+    def __init__(self, df: pl.DataFrame, by: tuple[str, ...], label: str, cluster: str | None, level: float,
+                 adjust: bool) -> None:  # fmt: skip
+        self.runs = group_run_effects(df, (*by, label))
+        self.cmaps = cluster_keys(df, by, cluster) if cluster else {}
+        self.cluster, self.level, self.adjust = cluster, level, adjust
+        self._notes: list[str] = [] if self.runs or "_success" in df.columns else [COUNTS_NOTE]
+
+    def row(self, key: tuple, a: Any, b: Any, k: int, res: Paired) -> dict[str, Any]:
+        ra, rb = self.runs.get((*key, a)), self.runs.get((*key, b))
+        row, notes = comparison_dependence(res.row, res.tasks, k, ra[1] if ra else None, rb[1] if rb else None,
+                                           self.cmaps.get(key), self.cluster, self.level, self.adjust)  # fmt: skip
+        self._notes += [n for n in notes if n not in self._notes]
+        return row
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self._notes)
 
 
 def _sort_key(key: tuple) -> tuple:
@@ -203,6 +253,8 @@ def compare_all(
     test: str = PAIRED_TEST,
     pool_setups: bool = False,
     options: IntervalOptions | None = None,
+    cluster: str | None = None,
+    run_effects: str = "adjust",
 ) -> MultipleComparison:
     """Every pair of label values (per ``by`` group) with adjusted p-values, and an interval for each agent's rank.
 
@@ -223,8 +275,9 @@ def compare_all(
         As for :func:`compare`.
     adjust
         ``"holm"`` (default), ``"bh"`` (Benjamini–Hochberg) or ``"none"``; see :func:`adjust_pvalues`.
-    ci, method, resamples, seed, permutations, infra, reward, progress, test, pool_setups, options
-        As for :func:`compare` (``ci`` is also the level of the rank intervals).
+    ci, method, resamples, seed, permutations, infra, reward, progress, test, pool_setups, options, cluster, run_effects
+        As for :func:`compare` (``ci`` is also the level of the rank intervals; the rank intervals invert the
+        task-level tests: they do not see run effects or clusters).
 
     Returns
     -------
@@ -246,8 +299,10 @@ def compare_all(
     test = check_test(test)
     check_adjust(adjust)  # early
     labels = list(agents) if agents is not None else None
+    widen_runs = check_run_effects(run_effects) == "adjust"
     df, table, by_t = groups_by_label(trials, asked, label, infra, labels=labels, reward=reward,
-                                      pool_setups=pool_setups)  # fmt: skip
+                                      pool_setups=pool_setups, extra=_cluster_col(cluster))  # fmt: skip
+    dep = _Dependence(df, by_t, label, cluster, opts.level, widen_runs)
     keyed, rank_rows = [], []
     for key in sorted(table, key=_sort_key):
         gs = table[key]
@@ -255,9 +310,9 @@ def compare_all(
         for a, b in itertools.combinations(names, 2):
             res = compare_pair(gs.get(a), gs.get(b), a, b, int(k), opts, permutations=permutations, test=test,
                                progress=progress)  # fmt: skip
-            keyed.append((key, res.row))
+            keyed.append((key, dep.row(key, a, b, int(k), res)))
         rank_rows += [(key, r) for r in _rank_intervals(gs, names, int(k), opts.level, test)]
-    pairs = rows_frame(by_t, df.schema, keyed)
+    pairs = rows_frame(by_t, df.schema, keyed, PAIR_SCHEMA)
     p_adj = adjust_pvalues(pairs["p_value"].to_numpy(), adjust=adjust)
     pairs = pairs.with_columns(pl.Series("p_adjusted", p_adj, dtype=pl.Float64))
     pairs = pairs.with_columns(pl.col("p_adjusted").fill_nan(None))
@@ -273,7 +328,8 @@ def compare_all(
                 rdata[c].append(r[c if c != label else "label"])
     ranks = pl.DataFrame(rdata, schema=rsch)
     return MultipleComparison(int(k), label, by_t, adjust.lower(), infra, opts.ci, opts.method, opts.resamples,
-                              opts.seed, pairs, ranks, permutations, reward, test, by_t != asked)  # fmt: skip
+                              opts.seed, pairs, ranks, permutations, reward, test, by_t != asked, cluster,
+                              dep.notes())  # fmt: skip
 
 
 def _rank_intervals(gs: dict[Any, GroupTasks], names, k, ci, test) -> list[dict]:

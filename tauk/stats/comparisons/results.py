@@ -142,7 +142,9 @@ class Comparison:
     p_mcnemar (only with one trial per task); p_perm / perm_method: deprecated aliases of p_signflip /
     signflip_method. interval_excludes_0 / p_below_alpha: whether the interval excludes 0 and whether p_value < α
     (they agree for the tests' own intervals; ``interval_note`` says why when they do not, and what the interval
-    rests on when it is not the plain one: no task differing, too few tasks for any test to reject).
+    rests on when it is not the plain one: no task differing, too few tasks for any test to reject). Run effects and
+    task families (:mod:`tauk.stats.dependence`): n_passes_a / _b, run_effect_p_a / _b, run_var_a / _b, se_run, n_clusters, se_cluster, df (the adjusted t test's degrees of
+    freedom) and adjusted_for (what the headline p and interval account for beyond the tasks; null: nothing).
     ``tasks``: the per-task table (group keys, domain, task_id, n_a, c_a, n_b, c_b, u_a, u_b, d).
     """
 
@@ -162,6 +164,8 @@ class Comparison:
     reward: str = "reward"
     test: str = PAIRED_TEST
     split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
+    cluster: str | None = None  # cluster=: the column (or "family") of the task families
+    dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
 
     @property
     def options(self) -> IntervalOptions:
@@ -210,6 +214,7 @@ class Comparison:
             for r in self.frame.iter_rows(named=True)
         ]  # fmt: skip
         notes = [f"paired on shared tasks (domain, task_id); difference = {self.a} − {self.b}", *comparison_notes(self)]
+        notes += _dependence_notes(self)
         only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
         if any(only):
             notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
@@ -244,6 +249,26 @@ def comparison_notes(result: Any) -> list[str]:
     return notes
 
 
+def _dependence_notes(result: Any) -> list[str]:
+    """Run effects and clusters (:mod:`tauk.stats.dependence`): what was tested, what changed the headline."""
+    frame = result.frame if hasattr(result, "frame") else result.pairs
+    out = []
+    if "run_effect_p_a" in frame.columns:
+        ps = frame.select(pl.concat_list("run_effect_p_a", "run_effect_p_b").explode().drop_nulls())
+        if ps.height:
+            hit = int((ps.to_series() < 0.05).sum())
+            out.append(f"run effects (Cochran's Q over each agent's task × pass table): tested for {ps.height} "
+                       f"agent(s) × group(s), {hit} with p < 0.05; where σ̂²_run > 0 the headline t test adds the "
+                       "run-level variance (adjusted_for says so)")  # fmt: skip
+    if "adjusted_for" in frame.columns and frame["adjusted_for"].is_not_null().any():
+        out.append("where adjusted_for is set, p_value and ci_low / ci_high are that adjusted test's (half-width "
+                   "√(Σ t²·V) over its parts; they still agree on whether 0 is excluded); p_t stays the plain paired t")
+    if getattr(result, "cluster", None):
+        out.append(f"cluster={result.cluster!r}: cluster-robust (CR2) t test and interval, G − 1 degrees of freedom "
+                   "(n_clusters)")  # fmt: skip
+    return out + list(getattr(result, "dependence_notes", ()))
+
+
 @dataclass(frozen=True)
 class MultipleComparison:
     """All pairwise comparisons and rank intervals (immutable; from :func:`compare_all`).
@@ -270,6 +295,8 @@ class MultipleComparison:
     reward: str = "reward"
     test: str = PAIRED_TEST
     split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
+    cluster: str | None = None  # cluster=: the column (or "family") of the task families
+    dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
 
     @property
     def options(self) -> IntervalOptions:
@@ -311,7 +338,8 @@ class MultipleComparison:
                  f"p adjusted by {self.adjust} over the {family} comparison(s) with a p-value"
                  + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else ""),
                  f"rank [lo, hi]: per agent, each covers its agent's rank with probability ≥ {level:.0%}; "
-                 "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)"]  # fmt: skip
+                 "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)",
+                 *_dependence_notes(self)]  # fmt: skip
         if empty.height:
             listed = "; ".join(
                 ", ".join(str(r[c]) for c in self.by) + (": " if self.by else "") + f"{r['a']} vs {r['b']}"

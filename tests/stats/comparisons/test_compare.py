@@ -108,10 +108,12 @@ def test_no_mcnemar_with_several_trials_and_paired_bootstrap_is_paired():
         cb = int(rng.integers(0, 3))
         rows += [{"agent": "B", "task_id": t, "trial": i, "reward": float(i < cb)} for i in range(4)]
         rows += [{"agent": "A", "task_id": t, "trial": i, "reward": float(i < cb + 1)} for i in range(4)]
-    r = compare(make_trials(rows), "A", "B", resamples=999, test="t").row()
+    # the trial index decides every outcome here (trial i succeeds iff i < c): a pass effect by construction, which
+    # the default would add to the interval (tests/stats/test_dependence.py); this test is about the pairing
+    r = compare(make_trials(rows), "A", "B", resamples=999, test="t", run_effects="report").row()
     assert r["p_mcnemar"] is None
     assert r["diff"] == pytest.approx(0.25) and r["ci_low"] == pytest.approx(0.25) and r["ci_high"] == pytest.approx(0.25)
-    s = compare(make_trials(rows), "A", "B", resamples=999).row()  # the score interval has width, and a note
+    s = compare(make_trials(rows), "A", "B", resamples=999, run_effects="report").row()  # the score interval: width, a note
     assert 0.0 < s["ci_low"] < 0.25 < s["ci_high"] < 1.0 and s["p_value"] < 0.05
     assert "every task differs by the same 0.25" in s["interval_note"]
     # exact on the lattice of d (2 of the 2^25 sign vectors reach |Σ d_t|); Monte Carlo (1/(1 + 9999)) before

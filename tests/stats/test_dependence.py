@@ -1,0 +1,220 @@
+"""Run effects and task families (tauk.stats.dependence) in summaries, comparisons and overall(): seeded, fast."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import special
+
+import tauk
+from tauk.errors import StatsWarning
+from tauk.stats.dependence import cluster_variance, run_effect, task_family
+
+
+def frame_of(Y: np.ndarray, agent: str = "A", fam: np.ndarray | None = None, run: str | None = None) -> pl.DataFrame:
+    """(T × R) successes → a trials frame: one run, trial index r = pass r."""
+    T, R = Y.shape
+    task = np.repeat(np.arange(T), R)
+    cols = {"run_id": [run or f"run-{agent}"] * (T * R), "agent": [agent] * (T * R), "task_id": task.astype(str),
+            "trial": np.tile(np.arange(R), T), "reward": Y.reshape(-1).astype(float),
+            "termination_reason": ["user_stop"] * (T * R)}  # fmt: skip
+    if fam is not None:
+        cols["fam"] = np.asarray(fam)[task].astype(str)
+    return pl.DataFrame(cols)
+
+
+def draw(seed: int, T: int = 40, R: int = 4, shifts=None, fam_sd: float = 0.0, G: int = 10) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    fam = np.repeat(np.arange(G), T // G)
+    mu = 0.3 + 1.2 * rng.standard_normal(T) + fam_sd * rng.standard_normal(G)[fam]
+    b = np.zeros(R) if shifts is None else np.asarray(shifts, float)
+    Y = (rng.uniform(size=(T, R)) < special.expit(mu[:, None] + b[None, :])).astype(int)
+    return Y, fam
+
+
+def summ(frame, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StatsWarning)
+        return tauk.stats.summarize(frame, by="run_id", k=[1, 2], **kw)
+
+
+# ---- run effects -------------------------------------------------------------------------------------------
+def test_summary_records_carry_the_run_effect_test_and_variance():
+    Y, _ = draw(1, shifts=[-1.5, 0.0, 0.0, 1.5])
+    s = summ(frame_of(Y))
+    rec = s.records()[0]
+    assert rec["n_passes"] == 4
+    assert rec["run_effect_p"] < 0.001 and rec["run_var"] > 0.005
+    assert rec["pass_hat_k"]["1"]["se_run"] > 0
+    assert "run variance" in rec["pass_hat_k"]["1"]["adjusted_for"]
+    assert any("Cochran" in n for n in s.summary().notes)
+
+
+def test_a_run_effect_widens_both_intervals_and_report_keeps_them():
+    Y, _ = draw(2, shifts=[-1.5, 0.0, 0.0, 1.5])
+    adj = summ(frame_of(Y)).pass_hat_k.sort("k")
+    rep = summ(frame_of(Y), run_effects="report").pass_hat_k.sort("k")
+    assert (adj["ci_low"] < rep["ci_low"]).all() and (adj["ci_high"] > rep["ci_high"]).all()
+    assert (adj["ci_low"] <= adj["estimate"]).all() and (adj["estimate"] <= adj["ci_high"]).all()
+    assert (adj["rerun_ci_high"] - adj["rerun_ci_low"] > rep["rerun_ci_high"] - rep["rerun_ci_low"]).all()
+    assert rep["se_run"].to_list() == adj["se_run"].to_list()  # reported either way
+    assert rep["adjusted_for"].is_null().all() and adj["interval_method"].to_list() == rep["interval_method"].to_list()
+
+
+def test_without_variation_across_passes_the_intervals_do_not_move():
+    rng = np.random.default_rng(3)
+    Y = np.repeat((rng.uniform(size=(30, 1)) < 0.5).astype(int), 4, axis=1)  # every task the same in every pass
+    adj = summ(frame_of(Y))
+    rep = summ(frame_of(Y), run_effects="report")
+    assert adj.pass_hat_k["ci_low"].to_list() == rep.pass_hat_k["ci_low"].to_list()
+    assert adj.groups["run_effect_p"].to_list() == [None]  # nothing varies within a task: not identifiable
+
+
+def test_one_pass_says_a_run_effect_cannot_be_separated():
+    Y, _ = draw(4, R=1)
+    s = summ(frame_of(Y))
+    assert s.groups["n_passes"].to_list() == [1] and s.groups["run_effect_p"].to_list() == [None]
+    assert any("cannot be separated" in n and "noise" in n for n in s.summary().notes)
+    lo, hi = s.pass_hat_k.filter(k=1).select("ci_low", "ci_high").row(0)
+    assert np.isfinite(lo) and np.isfinite(hi) and lo < hi
+    Yb, _ = draw(5, R=1)
+    c = tauk.stats.compare(pl.concat([frame_of(Y, "A"), frame_of(Yb, "B")]), "A", "B")
+    assert any("agent difference" in n for n in c.summary().notes)
+
+
+def test_cochran_q_equals_the_textbook_formula_on_a_complete_table():
+    rng = np.random.default_rng(6)
+    Y = (rng.uniform(size=(25, 5)) < 0.5).astype(float)
+    re = run_effect(Y)
+    keep = (Y.sum(1) > 0) & (Y.sum(1) < 5)  # all-0 / all-1 rows add nothing to Q
+    C, L, R = Y[keep].sum(0), Y[keep].sum(1), Y.shape[1]
+    q = R * (R - 1) * np.sum((C - C.mean()) ** 2) / np.sum(L * (R - L))
+    assert re.statistic == pytest.approx(q, rel=1e-12)
+
+
+def test_paired_comparison_adds_both_run_variances_and_stays_consistent():
+    Ya, _ = draw(7, shifts=[-1.2, 0.0, 0.3, 1.2])
+    Yb, _ = draw(8, shifts=[0.8, -0.8, 0.0, 0.0])
+    fr = pl.concat([frame_of(Ya, "A"), frame_of(Yb, "B")])
+    adj = tauk.stats.compare(fr, "A", "B").row()
+    rep = tauk.stats.compare(fr, "A", "B", run_effects="report").row()
+    assert adj["run_var_a"] > 0 and adj["se_run"] > 0 and adj["df"] > 1
+    assert adj["ci_high"] - adj["ci_low"] > rep["ci_high"] - rep["ci_low"]
+    assert adj["p_value"] > rep["p_value"]
+    assert (adj["ci_low"] > 0 or adj["ci_high"] < 0) == (adj["p_value"] < 0.05)
+    assert "run variance" in adj["adjusted_for"] and adj["interval_method"] == rep["interval_method"]
+
+
+def test_run_effects_keep_the_paired_type_I_error_down():
+    """A small seeded simulation: same tasks, independent run effects of SD 0.8 on the logit per agent (δ = 0)."""
+    rng = np.random.default_rng(9)
+    reps, T, R = 120, 30, 4
+    parts = []
+    for r in range(reps):
+        mu = 0.3 + 1.2 * rng.standard_normal(T)
+        for agent in "AB":
+            b = 0.8 * rng.standard_normal(R)
+            Y = (rng.uniform(size=(T, R)) < special.expit(mu[:, None] + b[None, :])).astype(int)
+            parts.append(frame_of(Y, agent, run=f"{agent}{r}").with_columns(pl.lit(r).alias("rep")))
+    fr = pl.concat(parts)
+    rej = {}
+    for how in ("adjust", "report"):
+        f = tauk.stats.compare(fr, "A", "B", by="rep", permutations=50, run_effects=how).frame
+        rej[how] = float((f["p_value"] < 0.05).mean())
+    assert rej["report"] > 0.15  # the paired t alone is fooled by the passes
+    assert rej["adjust"] < 0.10
+
+
+# ---- task families --------------------------------------------------------------------------------------------
+def test_cluster_widens_the_population_interval_under_family_correlation():
+    Y, fam = draw(10, T=40, fam_sd=2.0, G=10)
+    fr = frame_of(Y, fam=fam)
+    base = summ(fr, run_effects="report").pass_hat_k.filter(k=1).row(0, named=True)
+    cl = summ(fr, cluster="fam", run_effects="report")
+    row = cl.pass_hat_k.filter(k=1).row(0, named=True)
+    assert cl.groups["n_clusters"].to_list() == [10]
+    assert row["se_cluster"] > base["se_tasks"]
+    assert row["ci_low"] <= base["ci_low"] and row["ci_high"] >= base["ci_high"]
+    assert row["ci_high"] - row["ci_low"] > base["ci_high"] - base["ci_low"]
+    assert "clusters (10, CR2" in row["adjusted_for"]
+
+
+def test_cluster_compare_uses_cr2_and_agrees_with_its_p_value():
+    Y, fam = draw(11, T=40, fam_sd=1.0, G=10)
+    rng = np.random.default_rng(12)
+    shift = rng.normal(0, 1.5, 10)[fam]
+    Yb = (rng.uniform(size=Y.shape) < special.expit(0.3 + shift)[:, None]).astype(int)
+    fr = pl.concat([frame_of(Y, "A", fam), frame_of(Yb, "B", fam)])
+    r = tauk.stats.compare(fr, "A", "B", cluster="fam", run_effects="report").row()
+    tasks = tauk.stats.compare(fr, "A", "B", cluster="fam", run_effects="report").tasks
+    V, G = cluster_variance(tasks["d"].to_numpy(), [str(fam[int(t)]) for t in tasks["task_id"]])
+    assert r["n_clusters"] == G == 10 and r["se_cluster"] == pytest.approx(np.sqrt(V))
+    assert (r["ci_low"] > 0 or r["ci_high"] < 0) == (r["p_value"] < 0.05)
+    assert r["adjusted_for"].startswith("clusters (10, CR2")
+
+
+def test_telecom_ids_give_issue_type_times_persona_families():
+    ids = [f"[{i}]fault_{j}[PERSONA:{p}]" for i in ("mms_issue", "service_issue", "mobile_data_issue")
+           for p in ("None", "Easy", "Hard") for j in range(3)]  # fmt: skip
+    assert len({task_family("telecom", t) for t in ids}) == 9
+    rng = np.random.default_rng(13)
+    Y = (rng.uniform(size=(len(ids), 4)) < 0.5).astype(int)
+    fr = frame_of(Y).with_columns(pl.Series("task_id", np.repeat(ids, 4)), pl.lit("telecom").alias("domain"))
+    s = summ(fr, cluster="family")
+    assert s.groups["n_clusters"].to_list() == [9]
+
+
+def test_bad_clusters_one_cluster_warns_singletons_note_and_missing_column_errors():
+    Y, _ = draw(14, T=20)
+    fr = frame_of(Y).with_columns(pl.lit("x").alias("one"), pl.col("task_id").alias("own"))
+    with pytest.warns(StatsWarning, match="fewer than 2 clusters"):
+        s = tauk.stats.summarize(fr, by="run_id", k=1, cluster="one")
+    lo, hi = s.pass_hat_k.select("ci_low", "ci_high").row(0)
+    assert np.isfinite(lo) and np.isfinite(hi) and lo < hi
+    assert any("fewer than 2 clusters" in n for n in s.summary().notes)
+    s = summ(fr, cluster="own")
+    assert any("every cluster" in n and "one task" in n for n in s.summary().notes)
+    with pytest.raises(tauk.TaukError, match="not in the trials"):
+        summ(fr, cluster="nope")
+    two = fr.with_columns(pl.col("trial").cast(pl.String).alias("bad"))
+    with pytest.raises(tauk.TaukError, match="one cluster"):
+        summ(two, cluster="bad")
+
+
+# ---- overall() --------------------------------------------------------------------------------------------------
+def test_overall_has_an_interval_and_its_weights():
+    s = tauk.stats.summarize(tauk.load("data"), by="agent")
+    o = tauk.stats.overall(s).to_frame()
+    assert {"ci_low", "ci_high", "weights"} <= set(o.columns)
+    for r in o.iter_rows(named=True):
+        assert r["ci_low"] <= r["estimate"] <= r["ci_high"] and r["ci_low"] < r["ci_high"]
+        assert sum(r["weights"]) == pytest.approx(1.0) and len(r["weights"]) == r["n_setups"]
+    # each side is √(Σ w² h²) of the per-setup half-widths
+    long = s.pass_hat_k.filter(agent="atlas-large", k=1)
+    h = (long["estimate"] - long["ci_low"]).to_numpy()
+    r = o.filter(agent="atlas-large", k=1).row(0, named=True)
+    assert r["estimate"] - r["ci_low"] == pytest.approx(np.sqrt(np.sum((h / 2) ** 2)))
+    notes = tauk.stats.overall(s).summary().notes
+    assert any("weights 1/setups" in n for n in notes)
+    none = tauk.stats.overall(tauk.stats.summarize(tauk.load("data"), by="agent", ci=None))
+    assert none.to_frame()["ci_low"].is_null().all()
+
+
+def test_the_families_telecom_and_retail_tasks_really_have(shared_data):
+    """The counts the clusters docstring states, from the published task files."""
+    import collections
+    import json
+    import re
+
+    telecom = json.loads((shared_data / "tasks" / "v0.1.0_telecom_tasks.json").read_text())
+    fams = collections.Counter(task_family("telecom", t["id"]) for t in telecom)
+    assert len(telecom) == 114 and len(fams) == 9 and min(fams.values()) == 9 and max(fams.values()) == 17
+    retail = json.loads((shared_data / "tasks" / "v0.1.0_retail_tasks.json").read_text())
+    users = collections.Counter(re.sub(r"\s+(in zip|living).*|,.*", "", t["user_scenario"]["instructions"]["known_info"]
+                                       or "").strip() for t in retail)  # fmt: skip
+    assert len(retail) == 114 and len(users) == 60 and sum(1 for n in users.values() if n >= 2) == 31  # shared users
+    assert max(users.values()) == 5
+    assert all(task_family("retail", str(t["id"])) == str(t["id"]) for t in retail)  # ids encode no family
