@@ -466,3 +466,50 @@ def _readme(idx: _Index, rep: Report) -> str:
         L += [f"- {md_escape(w)}" for w in idx.warnings]
         L.append("")
     return "\n".join(L).rstrip() + "\n"
+
+
+def write_html_report(
+    results: Any,
+    path: str | Path,
+    report: Report,
+    *,
+    failed: bool | None = True,
+    task: str | Sequence[str] | None = None,
+    termination: str | Sequence[str] | None = None,
+) -> Path:
+    """The report as one self-contained HTML page (:func:`tauk.html.write_report`): the headline and every table,
+    every figure inlined as SVG, the settings, warnings and what was not drawn as notes, and the viewer of the
+    failed simulations (``failed`` / ``task`` / ``termination`` choose which). Returns the path.
+
+    Examples
+    --------
+    >>> import tauk, tempfile, pathlib
+    >>> res = tauk.load("data/baseline_airline.json")
+    >>> rep = build_report(res, ks=[1], progress=False)
+    >>> out = write_html_report(res, pathlib.Path(tempfile.mkdtemp()) / "report.html", report=rep)
+    >>> text = out.read_text()
+    >>> text.count("<svg") >= len(rep.figures), "Failed simulations" in text
+    (True, True)
+    """
+    from tauk.html import write_report as write_page
+
+    summary = [report.headline] + [t for name, _, t in report.tables if not name.startswith("comparisons")]
+    comparisons = [t for name, _, t in report.tables if name.startswith("comparisons")]
+    figures = []
+    notes = [f"Settings: {report.settings}"]
+    for name, what, make in report.figures:
+        try:
+            figures.append((f"{name}: {what}" if what else name, make()))
+        except TaukError as exc:
+            notes.append(f"figure {name} not drawn: {exc}")
+    notes += [f"not shown — {name}: {why}" for name, why in report.skipped]
+    notes += [f"warning: {w}" for w in report.warnings]
+    try:
+        return write_page(path, results, title="tauk report", summary=summary, comparisons=comparisons,
+                          figures=figures, notes=notes, failed=failed, task=task, termination=termination)  # fmt: skip
+    finally:
+        import matplotlib.pyplot as plt
+
+        for _, fig in figures:
+            plt.close(fig)
+

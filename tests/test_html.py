@@ -372,3 +372,20 @@ def test_no_mutation_of_inputs():
     before = copy.deepcopy(res.trials.to_dicts()[:5])
     viewer_html(res, max_simulations=5)
     assert res.trials.to_dicts()[:5] == before
+
+
+def test_cli_report_html(tmp_path, capsys):
+    """tauk report --html: the report's tables and every figure it drew in one page with no outside reference, and
+    the viewer showing exactly the simulations the filter asks for."""
+    one = SAMPLE / "baseline_airline.json" if SAMPLE.is_dir() else SAMPLE
+    out = tmp_path / "rep"
+    assert main(["report", str(one), "--out", str(out), "--html", "--termination", "max_steps", "--k", "1",
+                 "--formats", "png", "--quiet"]) in (0, 1)  # fmt: skip
+    capsys.readouterr()
+    text = (out / "report.html").read_text()
+    assert external_references(text) == []
+    figures = list((out / "figures").glob("*.png"))
+    assert figures and text.count("<svg") >= len(figures)
+    assert text.count("<table") >= len(list((out / "tables").glob("*.md")))  # every table the report wrote
+    shown = sorted(re.findall(r"simulation ([0-9a-f-]{36}) ·", text))
+    assert shown == _expected(tauk.load(one).trials, failed=True, termination="max_steps")

@@ -17,6 +17,7 @@ from tauk.cli._common import (
     load_inputs,
     parse_ks,
 )
+from tauk.cli._select import add_selection_args, selection_of
 from tauk.conventions import CI_METHOD, MIN_SIMULATIONS, MIN_TASKS
 from tauk.errors import TaukError
 from tauk.report import DEFAULT_RESAMPLES
@@ -38,6 +39,10 @@ def cmd_report(args: argparse.Namespace) -> int:
                        include_small=args.include_small, progress=progress)  # fmt: skip
     paths = write_report(res, args.out, formats=formats, progress=progress, report=rep)
     out = Path(args.out)
+    if args.html:
+        from tauk.report import write_html_report
+
+        paths.append(write_html_report(res, out / "report.html", rep, **selection_of(args)))
     print(f"tauk report: wrote {len(paths)} files to {out}")
     for p in paths:
         with contextlib.suppress(ValueError):
@@ -59,7 +64,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description=(
             "Summary tables (agent × domain, agent, run), all-pairs comparisons (Holm) and every figure the data "
             f"supports, in one folder. Intervals: {CI_METHOD} by default (the beta-binomial model; comparisons: the "
-            f"paired t test's interval); --method bca etc. for a task bootstrap of {DEFAULT_RESAMPLES} resamples."
+            f"paired test's own interval); --method bca etc. for a task bootstrap of {DEFAULT_RESAMPLES} resamples. "
+            "--html adds report.html: one self-contained page (tables, figures, notes and a viewer of the failed "
+            "simulations, chosen by --failed / --all / --passed, --task, --termination) that opens with no server."
         ),
     )
     add_load_args(p)
@@ -75,5 +82,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--figsize", default=None, choices=["single", "double"],
                    help="paper figure sizes: single column (3.3 in) or double column (7 in), text ≥ 7 pt at print "
                         "size (default: screen sizes)")  # fmt: skip
+    p.add_argument("--html", action="store_true",
+                   help="also write report.html: one self-contained page with a viewer of the failed simulations")
+    add_selection_args(p, everything=True)
     p.set_defaults(func=cmd_report)
     return p
