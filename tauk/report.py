@@ -261,6 +261,18 @@ def build_report(
             sec = validity_section(results, s_ad)
             tables += list(sec.tables)
             skipped += list(sec.skipped)
+            sections = list(sec.markdown)
+            # ---- the leaderboard (tauk.leaderboard.report_section): recovered counts, intervals, tie groups
+            board_figs: list[tuple[str, str, Callable[[], Any]]] = []
+            if isinstance(leaderboard, str | Path):
+                from tauk.leaderboard import report_section
+
+                lb = report_section(leaderboard, figsize=figsize, ci=ci, progress=False)
+                tables += list(lb.tables)
+                board_figs = list(lb.figures)
+                sections += [f"## {lb.title}", "", lb.markdown.rstrip(), ""]
+            elif leaderboard is not None:
+                skipped.append(("leaderboard section", "a leaderboard frame was given: pass its folder for the section"))
             _collect(caught, seen)
     finally:
         bar.close()
@@ -287,19 +299,21 @@ def build_report(
     ]  # fmt: skip
     if leaderboard is not None:
         figs.append(("leaderboard", _leaderboard_maker(leaderboard, s_ad, figsize), ""))
+    figs += [(name, make, "") for name, _, make in board_figs]
+    board_what = {name: what for name, what, _ in board_figs}
     figures = []
     for name, make, why in figs:
         if make is None:
             skipped.append((name, why))
         else:
-            figures.append((name, FIGURES.get(name, ""), make))
+            figures.append((name, FIGURES.get(name, board_what.get(name, "")), make))
     empty = [(name, why) for name, _, t in tables if (why := empty_reason(t))]
     n_infra = int(s_agent.groups["infra_error_count"].sum()) if s_agent.groups.height else 0
     settings = (f"{_method_text(opts)}; infrastructure errors "
                 f"{'dropped' if infra == 'drop' else 'counted as failures'} ({n_infra} in the data). Success = reward "
                 "within 1 ± 1e-6; pass^k = mean over tasks of C(c,k)/C(n,k).")  # fmt: skip
     return Report(tuple(tables), tuple(figures), tuple(skipped), tuple(empty), headline, settings,
-                  tuple(_inputs_text(trials, runs)), tuple(seen), opts, tuple(sec.markdown))  # fmt: skip
+                  tuple(_inputs_text(trials, runs)), tuple(seen), opts, tuple(sections))  # fmt: skip
 
 
 def write_report(

@@ -97,9 +97,26 @@ def test_single_agent_skips_what_it_cannot_draw(tmp_path: Path, res):
     assert "## Not written" in readme and "**forest**: fewer than two agents" in readme
 
 
-def test_leaderboard_option(tmp_path: Path, shared_data: Path, res):
-    paths = write_report(res, tmp_path, resamples=99, formats=("png",), leaderboard=shared_data / "leaderboard")
-    assert tmp_path / "figures" / "leaderboard.png" in paths
+def test_leaderboard_option(tmp_path: Path, shared_data: Path, res, pdflatex):
+    """--leaderboard: the published figure beside the recomputed one, and the leaderboard section (recovered counts,
+    intervals, tie groups: tauk.leaderboard.report_section) — its tables written, compiled, and its text in the
+    README with the recovery counts it computed."""
+    from conftest import compile_latex_tables
+    from tauk.leaderboard import report_section
+    from tauk.table import LATEX_WIDTH_PT
+
+    out = tmp_path / "rep"
+    paths = write_report(res, out, resamples=99, formats=("png",), leaderboard=shared_data / "leaderboard")
+    assert out / "figures" / "leaderboard.png" in paths
+    section = report_section(shared_data / "leaderboard", progress=False)
+    names = [name for name, _, _ in section.tables]
+    assert names and all(out / "tables" / f"{n}.md" in paths for n in names)
+    for name, _, _ in section.figures:
+        assert out / "figures" / f"{name}.png" in paths
+    readme = (out / "README.md").read_text()
+    assert f"## {section.title}" in readme and section.markdown.splitlines()[0] in readme
+    tex = [out / "tables" / f"{n}.tex" for n in names]
+    assert compile_latex_tables(pdflatex, tex, tmp_path, LATEX_WIDTH_PT) == []
 
 
 def test_bad_infra_and_cli_errors(tmp_path: Path, res):
