@@ -59,10 +59,18 @@ def test_one_trial_rows_say_why_they_have_no_noise_floor(tmp_path: Path):
     r = row_intervals(recover(tmp_path)).to_frame().row(0, named=True)
     assert r["trials"] == 1 and r["mdd_single_runs"] is None and "one trial" in r["note"]
     lo, hi = r["ci_low"], r["ci_high"]
+    import numpy as np
     from scipy import stats
 
-    ci = stats.binomtest(29, 50).proportion_ci(method="exact")
-    assert (lo, hi) == pytest.approx((ci.low, ci.high), abs=1e-9)  # one trial per task: Clopper–Pearson on 29 / 50
+    # one trial per task: Blaker's exact interval on 29 / 50 (inside Clopper–Pearson's), by brute force over p
+    grid = np.linspace(0.25, 0.9, 65001)
+    pmf = stats.binom.pmf(np.arange(51)[None, :], 50, grid[:, None])
+    tails = np.minimum(np.cumsum(pmf, axis=1), np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1])
+    p_value = (pmf * (tails <= tails[:, [29]] * (1 + 1e-7))).sum(axis=1)
+    inside = grid[p_value > 0.05]
+    assert (lo, hi) == pytest.approx((inside.min(), inside.max()), abs=2e-5)
+    cp = stats.binomtest(29, 50).proportion_ci(method="exact")
+    assert cp.low < lo < hi < cp.high
 
 
 def test_task_values():

@@ -424,8 +424,8 @@ def test_figures_say_which_interval_and_on_how_many_tasks(s_agent, s_ad, mc):
     }
     for name, fig in cases.items():
         text = _all_text(fig)
-        # the default intervals: the beta-binomial model (summaries), the paired t test's own (comparisons)
-        want = "95% paired t interval" if name == "forest" else "95% beta-binomial model interval (new tasks)"
+        # the default intervals: the beta-binomial model (summaries), the score test's own (comparisons)
+        want = "95% score interval" if name == "forest" else "95% beta-binomial model interval (new tasks)"
         assert want in text, name
         assert re.search(r"n = |n=\d", text), name
     bca = tp.pass_k_curve(summarize(tauk.load(SAMPLE_DATA), by="agent", method="bca", resamples=R,

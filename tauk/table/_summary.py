@@ -53,6 +53,31 @@ def _text_pt(text: str) -> float:
     return w
 
 
+_HEAD_PT = 40.0  # a header is stacked over lines no narrower than this
+_FLOAT_LINES = 60  # rows (over all stacked blocks) in one float: a float taller than a page does not compile
+
+
+def _header_lines(text: str, target: float) -> list[str]:
+    """``text`` broken at spaces (and after hyphens) into lines of at most ``target`` points where it can be."""
+    lines: list[str] = []
+    for word in str(text).split(" "):
+        for j, piece in enumerate(re.findall(r"[^-]+-?|-", word) or [word]):
+            joined = f"{lines[-1]}{'' if j else ' '}{piece}" if lines else piece
+            if lines and _text_pt(joined) <= target:
+                lines[-1] = joined
+            else:
+                lines.append(piece)
+    return lines or [""]
+
+
+def _latex_header(lines: list[str], left: bool) -> str:
+    """One header cell: the escaped text, or its lines stacked in a bottom-aligned inner tabular."""
+    if len(lines) == 1:
+        return latex_escape(lines[0])
+    inner = r"\\\relax ".join(latex_escape(x) for x in lines)  # \relax: a line starting with "[" is not an option
+    return r"\begin{tabular}[b]{@{}" + ("l" if left else "r") + "@{}}" + inner + r"\end{tabular}"
+
+
 def _latex_blocks(widths: list[float], keys: int, width: float) -> list[list[int]]:
     """Columns in stacked blocks no wider than ``width`` points, the first ``keys`` columns in each."""
     key = list(range(keys))
@@ -369,37 +394,49 @@ class SummaryTable:
                 return _text_pt(keyed[i][v])
             return min(_text_pt(fmt(v, d)), _WRAP_PT) if i in wrap else _text_pt(fmt(v, d))
 
-        widths = [max([_text_pt(c) if i not in wrap else min(_text_pt(c), _WRAP_PT) for c in (self.columns[i],)]
-                      + [est(r[i], i) for r in self.rows]) + 2 * _TABCOLSEP for i in range(ncol)]  # fmt: skip
+        cells = [max([est(r[i], i) for r in self.rows], default=0.0) for i in range(ncol)]
+        # a long header of a narrow column is stacked over lines no wider than its cells (at least _HEAD_PT)
+        heads = [[self.columns[i]] if i in wrap else _header_lines(self.columns[i], max(cells[i], _HEAD_PT))
+                 for i in range(ncol)]  # fmt: skip
+        widths = [max([min(_text_pt(self.columns[i]), _WRAP_PT) if i in wrap else max(map(_text_pt, heads[i]))]
+                      + [cells[i]]) + 2 * _TABCOLSEP for i in range(ncol)]  # fmt: skip
         blocks = _latex_blocks(widths, min(self.keys, ncol), width)
         tag = label or self.label or "tab:" + (re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "table")
         tag = re.sub(r"[^A-Za-z0-9:._-]+", "-", str(tag))
-        lines = [
-            "% needs \\usepackage{" + ",".join(LATEX_PACKAGES) + "}",
-            r"\begin{table}[tbp]",
-            r"\centering",
-            rf"\caption{{{latex_escape(self.title)}}}\label{{{tag}}}",
-            rf"\footnotesize\setlength{{\tabcolsep}}{{{_TABCOLSEP:g}pt}}%",
-        ]
-        for b, block in enumerate(blocks):
-            if b:
-                lines.append(r"\par\medskip")
-            spec = "".join((rf">{{\raggedright\arraybackslash}}p{{{_WRAP_PT:g}pt}}" if i in wrap else "l")
-                           if left[i] else "r" for i in block)  # fmt: skip
+        # a float taller than a page does not compile ("Dimension too large"): long tables go over several floats,
+        # each of at most _FLOAT_LINES rows over all its stacked blocks
+        per = max(5, _FLOAT_LINES // max(1, len(blocks)))
+        chunks = [self.rows[j:j + per] for j in range(0, len(self.rows), per)] or [[]]
+        lines = ["% needs \\usepackage{" + ",".join(LATEX_PACKAGES) + "}"]
+        for c, rows in enumerate(chunks):
+            title = latex_escape(self.title) + (f" (continued, {c + 1} of {len(chunks)})" if c else "")
             lines += [
-                r"\begin{tabular}{@{}" + spec + "@{}}",
-                r"\toprule",
-                " & ".join(latex_escape(self.columns[i]) for i in block) + r" \\",
-                r"\midrule",
+                r"\begin{table}[tbp]",
+                r"\centering",
+                rf"\caption{{{title}}}" + (rf"\label{{{tag}}}" if not c else ""),
+                rf"\footnotesize\setlength{{\tabcolsep}}{{{_TABCOLSEP:g}pt}}%",
             ]
-            # \relax: a row starting with "[" must not be read as the optional argument of the \\ before it
-            lines += [r"\relax " + " & ".join(cell(row[i], i) for i in block) + r" \\" for row in self.rows]
-            lines += [r"\bottomrule", r"\end{tabular}"]
-        legend = [f"{self.columns[i]}: " + "; ".join(f"{k}: {t}" for t, k in m.items()) for i, m in keyed.items()]
-        notes = [*legend, *self.notes]
-        if notes:
-            lines.append(r"\par\smallskip\parbox{\columnwidth}{\scriptsize\raggedright")
-            lines += [_breakable(n) + r"\par" for n in notes]
-            lines.append("}")
-        lines.append(r"\end{table}")
+            for b, block in enumerate(blocks):
+                if b:
+                    lines.append(r"\par\medskip")
+                spec = "".join((rf">{{\raggedright\arraybackslash}}p{{{_WRAP_PT:g}pt}}" if i in wrap else "l")
+                               if left[i] else "r" for i in block)  # fmt: skip
+                lines += [
+                    r"\begin{tabular}{@{}" + spec + "@{}}",
+                    r"\toprule",
+                    " & ".join(_latex_header(heads[i], left[i]) for i in block) + r" \\",
+                    r"\midrule",
+                ]
+                # \relax: a row starting with "[" must not be read as the optional argument of the \\ before it
+                lines += [r"\relax " + " & ".join(cell(row[i], i) for i in block) + r" \\" for row in rows]
+                lines += [r"\bottomrule", r"\end{tabular}"]
+            if c == len(chunks) - 1:
+                legend = [f"{self.columns[i]}: " + "; ".join(f"{k}: {t}" for t, k in m.items())
+                          for i, m in keyed.items()]  # fmt: skip
+                notes = [*legend, *self.notes]
+                if notes:
+                    lines.append(r"\par\smallskip\parbox{\columnwidth}{\scriptsize\raggedright")
+                    lines += [_breakable(n) + r"\par" for n in notes]
+                    lines.append("}")
+            lines.append(r"\end{table}")
         return "\n".join(lines)
