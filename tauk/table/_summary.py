@@ -389,7 +389,7 @@ class SummaryTable:
 
         def est(v: Any, i: int) -> float:  # the column's width in points at \footnotesize (an over-estimate)
             if isinstance(v, Interval) and v.estimate is not None and v.low is not None and v.high is not None:
-                return max(_text_pt(fmt(v.estimate, d)), 7 / 8 * _text_pt(f"[{fmt(v.low, d)}, {fmt(v.high, d)}]"))
+                return max(_text_pt(fmt(v.estimate, d)), _text_pt(f"[{fmt(v.low, d)}, {fmt(v.high, d)}]"))  # scriptsize: over
             if i in keyed and isinstance(v, str):
                 return _text_pt(keyed[i][v])
             return min(_text_pt(fmt(v, d)), _WRAP_PT) if i in wrap else _text_pt(fmt(v, d))
@@ -398,9 +398,17 @@ class SummaryTable:
         # a long header of a narrow column is stacked over lines no wider than its cells (at least _HEAD_PT)
         heads = [[self.columns[i]] if i in wrap else _header_lines(self.columns[i], max(cells[i], _HEAD_PT))
                  for i in range(ncol)]  # fmt: skip
-        widths = [max([min(_text_pt(self.columns[i]), _WRAP_PT) if i in wrap else max(map(_text_pt, heads[i]))]
-                      + [cells[i]]) + 2 * _TABCOLSEP for i in range(ncol)]  # fmt: skip
-        blocks = _latex_blocks(widths, min(self.keys, ncol), width)
+        # a wrapped column is a p{_WRAP_PT} box: exactly that wide, whatever its text
+        widths = [(_WRAP_PT if i in wrap else max(max(map(_text_pt, heads[i])), cells[i])) + 2 * _TABCOLSEP
+                  for i in range(ncol)]  # fmt: skip
+        nk = min(self.keys, ncol)
+        need = sum(widths[:nk]) + max(widths[nk:], default=0.0)
+        wrapped_keys = [i for i in range(nk) if i in wrap]
+        wrap_pt = _WRAP_PT
+        if need > width and wrapped_keys:  # the keys and one column must fit: narrower wrapped key columns
+            wrap_pt = max(_HEAD_PT - 4.0, _WRAP_PT - (need - width) / len(wrapped_keys))
+            widths = [wrap_pt + 2 * _TABCOLSEP if i in wrap else w for i, w in enumerate(widths)]
+        blocks = _latex_blocks(widths, nk, width)
         tag = label or self.label or "tab:" + (re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "table")
         tag = re.sub(r"[^A-Za-z0-9:._-]+", "-", str(tag))
         # a float taller than a page does not compile ("Dimension too large"): long tables go over several floats,
@@ -419,7 +427,7 @@ class SummaryTable:
             for b, block in enumerate(blocks):
                 if b:
                     lines.append(r"\par\medskip")
-                spec = "".join((rf">{{\raggedright\arraybackslash}}p{{{_WRAP_PT:g}pt}}" if i in wrap else "l")
+                spec = "".join((rf">{{\raggedright\arraybackslash}}p{{{wrap_pt:g}pt}}" if i in wrap else "l")
                                if left[i] else "r" for i in block)  # fmt: skip
                 lines += [
                     r"\begin{tabular}{@{}" + spec + "@{}}",
