@@ -158,6 +158,17 @@ class Report:
     warnings: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict)
     sections: tuple[str, ...] = ()  # Markdown lines the sections add to the index (the task-validity section)
+    drawn: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # figures drawn so far, by name
+
+    def draw(self, name: str) -> Any:
+        """The figure ``name`` of :attr:`figures`, drawn on the first call and the same object after (the folder
+        and the HTML page share one drawing); raises :class:`~tauk.TaukError` where the data cannot support it."""
+        if name not in self.drawn:
+            makers = {n: make for n, _, make in self.figures}
+            if name not in makers:
+                raise TaukError(f"the report has no figure {name!r}; it has {sorted(makers)}")
+            self.drawn[name] = makers[name]()
+        return self.drawn[name]
 
 
 class _Progress:
@@ -206,6 +217,7 @@ def build_report(
     import tauk.plot as tp
     from tauk.report_sections.validity import validity_section
     from tauk.stats import as_trials, compare_all, consistency, summarize
+    from tauk.stats.substantive import ResolvedMarks
 
     if infra not in ("drop", "fail"):
         raise TaukError(f"infra must be 'drop' or 'fail', got {infra!r}")
@@ -226,10 +238,11 @@ def build_report(
             domains = sorted({d for d in trials["domain"].to_list() if d is not None}) if "domain" in trials.columns else []
             tp.register_agents(agents)
             bar.step("summaries")
-            # ---- statistics (computed once, shared by tables and figures)
-            s_ad = summarize(results, by=("agent", "domain"), **opts, **kopt)
-            s_agent = summarize(results, by=("agent",), **opts, **kopt)
-            s_run = summarize(results, by=("run_id",), **opts, **kopt)
+            # ---- statistics (computed once, shared by tables and figures; the task definitions audited once)
+            marks = ResolvedMarks.of(results)
+            s_ad = summarize(results, by=("agent", "domain"), marks=marks, **opts, **kopt)
+            s_agent = summarize(results, by=("agent",), marks=marks, **opts, **kopt)
+            s_run = summarize(results, by=("run_id",), marks=marks, **opts, **kopt)
             bar.step("comparisons")
             cmp_all = cmp_dom = None
             if len(agents) >= 2:
@@ -258,7 +271,7 @@ def build_report(
             else:
                 skipped.append(("consistency", "one trial per task"))
             # ---- task validity (tauk.report_sections.validity)
-            sec = validity_section(results, s_ad)
+            sec = validity_section(results, s_ad, audit=marks.audit)
             tables += list(sec.tables)
             skipped += list(sec.skipped)
             sections = list(sec.markdown)
@@ -373,10 +386,10 @@ def write_report(
                 bar.step(f"table {name}")
                 _write_table(idx, name, what, table)
             idx.skipped += [s for s in rep.skipped]
-            for name, what, make in rep.figures:
+            for name, what, _ in rep.figures:
                 bar.step(f"figure {name}")
                 try:
-                    fig = make()
+                    fig = rep.draw(name)
                 except TaukError as exc:
                     idx.skipped.append((name, str(exc)))
                     continue
@@ -511,19 +524,13 @@ def write_html_report(
     comparisons = [t for name, _, t in report.tables if name.startswith("comparisons")]
     figures = []
     notes = [f"Settings: {report.settings}"]
-    for name, what, make in report.figures:
-        try:
-            figures.append((f"{name}: {what}" if what else name, make()))
+    for name, what, _ in report.figures:
+        try:  # drawn once: a report already written to a folder hands over the same figures
+            figures.append((f"{name}: {what}" if what else name, report.draw(name)))
         except TaukError as exc:
             notes.append(f"figure {name} not drawn: {exc}")
     notes += [f"not shown — {name}: {why}" for name, why in report.skipped]
     notes += [f"warning: {w}" for w in report.warnings]
-    try:
-        return write_page(path, results, title="tauk report", summary=summary, comparisons=comparisons,
-                          figures=figures, notes=notes, failed=failed, task=task, termination=termination)  # fmt: skip
-    finally:
-        import matplotlib.pyplot as plt
-
-        for _, fig in figures:
-            plt.close(fig)
+    return write_page(path, results, title="tauk report", summary=summary, comparisons=comparisons,
+                      figures=figures, notes=notes, failed=failed, task=task, termination=termination)  # fmt: skip
 

@@ -217,3 +217,40 @@ def test_noise_floor_draws_only_groups_with_repeated_trials(res):
     assert any("one trial per task left out" in t.get_text() for t in fig.texts)
     with pytest.raises(tauk.TaukError, match="no group has two or more trials"):
         tauk.plot.noise_floor(tauk.stats.consistency(one))
+
+
+def test_report_audits_definitions_once_and_draws_each_figure_once(tmp_path: Path, res, monkeypatch):
+    """The folder and the HTML page share one drawing of each figure, and the three summaries and the
+    task-validity section share one audit of the task definitions."""
+    import importlib
+
+    import tauk.tasks as tt
+    from tauk.report import build_report, write_html_report
+
+    sections = importlib.import_module("tauk.report_sections.validity")
+    audits = []
+    real = tt.validity
+
+    def counting(*a, **kw):
+        audits.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(sections, "validity", counting)
+    monkeypatch.setattr(tt, "validity", counting)
+    rep = build_report(res, ks=[1], progress=False)
+    assert len(audits) == 1
+    calls: dict[str, int] = {}
+
+    def counted(name, make):
+        def again():
+            calls[name] = calls.get(name, 0) + 1
+            return make()
+
+        return again
+
+    rep = type(rep)(**{**rep.__dict__, "figures": tuple((n, w, counted(n, m)) for n, w, m in rep.figures),
+                       "drawn": {}})  # fmt: skip
+    write_report(res, tmp_path / "r", formats=["png"], progress=False, report=rep)
+    write_html_report(res, tmp_path / "r" / "report.html", rep)
+    assert calls and set(calls.values()) == {1}, calls
+    assert (tmp_path / "r" / "report.html").read_text().count("<svg") >= len(calls)

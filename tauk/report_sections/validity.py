@@ -71,14 +71,14 @@ def _fingerprints(results: Any) -> dict[str, str]:
     return out
 
 
-def definitions_table(results: Any) -> SummaryTable | None:
+def definitions_table(results: Any, audit: Any = None) -> SummaryTable | None:
     """The audit of the definitions the runs embed, one row per domain and set of definitions (None when no run
-    embeds any)."""
+    embeds any); ``audit``: :func:`tauk.tasks.validity` of ``results`` if already made."""
     runs = getattr(results, "runs", None)
     tasks = getattr(results, "tasks", None)
     if not isinstance(tasks, pl.DataFrame) or tasks.height == 0 or not isinstance(runs, pl.DataFrame):
         return None
-    b = validity(results).bounds.filter(pl.col("split").is_null())
+    b = (audit if audit is not None else validity(results)).bounds.filter(pl.col("split").is_null())
     fp = _fingerprints(results)
     b = b.with_columns(definitions=pl.col("task_set").replace_strict(fp, default=None))
     rows_by: dict[tuple, list] = {}
@@ -128,10 +128,11 @@ def substantive_table(summary: Any, k: int = 1) -> SummaryTable:
                               substantive_notes(summary.groups, by), fields=fields, keys=len(by) + len(labels))  # fmt: skip
 
 
-def validity_section(results: Any, summary: Any, k: int = 1) -> ReportSection:
-    """The task-validity section of ``tauk report`` for ``results`` and its per agent × domain ``summary``."""
+def validity_section(results: Any, summary: Any, k: int = 1, audit: Any = None) -> ReportSection:
+    """The task-validity section of ``tauk report`` for ``results`` and its per agent × domain ``summary``
+    (``audit``: :func:`tauk.tasks.validity` of ``results`` if already made)."""
     sec = ReportSection()
-    defs = definitions_table(results)
+    defs = definitions_table(results, audit)
     if defs is None:
         sec.skipped.append(("task_validity", "no run embeds task definitions"))
     else:

@@ -49,6 +49,7 @@ __all__ = [
     "SUBSTANTIVE_FIELDS",
     "SUBSTANTIVE_NOTE",
     "Substantive",
+    "ResolvedMarks",
     "resolve_marks",
     "substantive_figures",
     "substantive_notes",
@@ -83,7 +84,25 @@ NO_DEFINITIONS = "not known: no task definitions"
 MARK_COLUMNS = ("run_id", "task_id", "inaction_passable")
 
 
-def resolve_marks(source: Any, marks: Any = None) -> tuple[pl.DataFrame | None, str]:
+@dataclass(frozen=True)
+class ResolvedMarks:
+    """What :func:`resolve_marks` found, kept to be handed to several summaries of the same results (``marks=``)
+    so that the definitions are audited once: ``frame`` (or None), ``source`` (``"embedded"``, ``"given"``, …) and
+    ``audit`` (the :class:`tauk.tasks.TaskValidity` it came from, when embedded)."""
+
+    frame: pl.DataFrame | None
+    source: str
+    audit: Any = None
+
+    @classmethod
+    def of(cls, source: Any, marks: Any = None) -> ResolvedMarks:
+        """:func:`resolve_marks` of ``source`` (and ``marks``), with the audit it made."""
+        found: list[Any] = []
+        frame, where = resolve_marks(source, marks, _audit=found)
+        return cls(frame, where, found[0] if found else None)
+
+
+def resolve_marks(source: Any, marks: Any = None, _audit: list[Any] | None = None) -> tuple[pl.DataFrame | None, str]:
     """``(marks, task_definitions)``: the inaction verdict of every (run, task) with a definition —
     ``run_id, task_id, inaction_passable`` (null: cannot tell) — and where it came from.
 
@@ -93,6 +112,8 @@ def resolve_marks(source: Any, marks: Any = None) -> tuple[pl.DataFrame | None, 
     """
     if marks is False:
         return None, "not computed"
+    if isinstance(marks, ResolvedMarks):
+        return marks.frame, marks.source
     if isinstance(marks, pl.DataFrame):
         missing = [c for c in MARK_COLUMNS if c not in marks.columns]
         if missing:
@@ -108,10 +129,13 @@ def resolve_marks(source: Any, marks: Any = None) -> tuple[pl.DataFrame | None, 
     from tauk.tasks import validity
 
     try:
-        v = validity(source).tasks
+        audit = validity(source)
     except TaukError as exc:  # unreadable definitions: the figures are not known, the summary still is
         warnings.warn(f"summary: inaction-passable tasks not known ({exc})", StatsWarning, stacklevel=4)
         return None, "none"
+    if _audit is not None:
+        _audit.append(audit)
+    v = audit.tasks
     return v.select(run_id="task_set", task_id="task_id", inaction_passable="inaction_passable"), "embedded"
 
 

@@ -342,7 +342,7 @@ def summarize(
         Which tasks are inaction-passable, for the substantive figures (:mod:`tauk.stats.substantive`): None — from
         the task definitions a :class:`tauk.Results` (or store) embeds, none for a trials frame or counts; a frame
         of :func:`tauk.tasks.inaction_marks` (e.g. with the task file of a run that embeds none); False — not
-        computed.
+        computed; or a :class:`~tauk.stats.substantive.ResolvedMarks` (one audit shared by several summaries).
     cluster
         Task families (:mod:`tauk.stats.dependence.clusters`): a trials column constant within a task, or
         ``"family"`` (the families the task ids encode: telecom's issue type × persona). The population interval
