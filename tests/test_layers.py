@@ -177,6 +177,7 @@ STATS_LAYERS: dict[str, float] = {
     "passk": 4,
     "missing": 4,
     "summary": 5,
+    "setup_mean": 5.5,  # overall(): the leaderboard's mean of a summary's per-setup rows
     "comparisons": 5,
     "power": 6,
     "deviation_profile": 6,

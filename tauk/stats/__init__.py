@@ -7,7 +7,8 @@ task-level uncertainty, comparisons, power, run-to-run consistency.
 * :mod:`~tauk.stats.dependence` — run effects shared by a pass, and task families (``cluster=``);
 * :mod:`~tauk.stats.estimate` — one group's estimate, standard errors and intervals at each k;
 * :mod:`~tauk.stats.passk` — :func:`pass_hat_k`, :func:`pass_at_k`, :func:`per_task`;
-* :mod:`~tauk.stats.summary` — :func:`summarize` (the upstream metrics) and :func:`overall` (the leaderboard's mean);
+* :mod:`~tauk.stats.summary` — :func:`summarize` (the upstream metrics); :mod:`~tauk.stats.setup_mean` —
+  :func:`overall` (the leaderboard's mean over setups);
 * :mod:`~tauk.stats.comparisons` — is A better than B: :func:`compare`, :func:`compare_all`, p-values, rank intervals;
 * :mod:`~tauk.stats.power` — how many tasks a comparison needs: :func:`power_analysis`, :func:`tasks_needed`;
 * :mod:`~tauk.stats.noise` — run-to-run noise: :func:`consistency`.
@@ -42,7 +43,8 @@ _LAZY = {
     **dict.fromkeys(("PassKResult", "pass_at_k", "pass_hat_k", "per_task"), ".passk"),
     **dict.fromkeys(("PowerResult", "power", "power_analysis", "tasks_needed"), ".power"),
     **dict.fromkeys(("ReliabilityProfile", "reliability"), ".reliability"),
-    **dict.fromkeys(("Overall", "Summary", "overall", "summarize"), ".summary"),
+    **dict.fromkeys(("Overall", "overall"), ".setup_mean"),
+    **dict.fromkeys(("Summary", "summarize"), ".summary"),
     **dict.fromkeys(("as_trials", "merge_task_counts", "task_counts"), ".tasks"),
 }
 

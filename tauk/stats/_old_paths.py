@@ -46,7 +46,7 @@ MOVED: dict[str, tuple[str, ...]] = {
                          "tauk.stats.intervals.model_check"),
     "tauk.stats._rerun_floor": ("tauk.stats.intervals.rerun_floor",),
     "tauk.stats._minorant_table": ("tauk.stats.intervals.minorants",),
-    "tauk.stats.overall": ("tauk.stats.summary",),
+    "tauk.stats.overall": ("tauk.stats.setup_mean",),
     "tauk.stats.compare": ("tauk.stats.comparisons", "tauk.stats.options"),
     "tauk.stats._comparison": ("tauk.stats.comparisons.results",),
     "tauk.stats._pairing": ("tauk.stats.comparisons.pairing", "tauk.stats.comparisons.results",
