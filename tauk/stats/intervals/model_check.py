@@ -15,6 +15,7 @@ import numpy as np
 from tauk._lazy import lazy
 from tauk.errors import TaukError
 
+from .. import _special
 from .posterior import resample
 
 special = lazy("scipy.special")
@@ -66,8 +67,8 @@ def ppc_pvalue(n, c, A, B, W, rng: np.random.Generator, draws: int = 400) -> np.
         if not m.any():
             continue
         cs = np.arange(nv + 1)
-        lp = special.gammaln(nv + 1) - special.gammaln(cs + 1) - special.gammaln(nv - cs + 1)
-        lp = lp + special.betaln(a[..., None] + cs, b[..., None] + nv - cs) - special.betaln(a, b)[..., None]
+        lp = _special.gammaln(nv + 1) - _special.gammaln(cs + 1) - _special.gammaln(nv - cs + 1)
+        lp = lp + _special.betaln(a[..., None] + cs, b[..., None] + nv - cs) - _special.betaln(a, b)[..., None]
         pmf = np.exp(lp)
         pmf /= pmf.sum(-1, keepdims=True)
         bins = _bin_of(nv, cs)
