@@ -178,7 +178,8 @@ def t_ppf(p, df: float):
     tail = 2.0 * np.minimum(pf, 1.0 - pf)  # P(|T| > t) at the answer; exact in floating point
     central = np.abs(2.0 * pf - 1.0)
     use_tail = tail < 0.5
-    target = np.log(np.where(use_tail, tail, central))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        target = np.log(np.where(use_tail, tail, central))
     ok = (pf > 0) & (pf < 1) & (pf != 0.5)
     z = np.abs(ndtri(np.where(ok, pf, 0.75)))
     s = np.log(np.where(ok, z, 1.0))  # Newton on s = log t from the normal quantile
