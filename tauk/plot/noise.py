@@ -31,6 +31,7 @@ from ._common import (
     empty_message,
     escape_label,
     finish,
+    label_lines,
     label_width,
     new_panels,
     size_for,
@@ -260,8 +261,9 @@ def flaky_tasks(
         raise TaukError(f"ax= draws one group; this result has {len(panels)} (choose one with group=)")
     rows = max((d[0].shape[0] for d in data), default=0)
     cols = max((d[0].shape[1] for d in data), default=0)
-    h = float(np.clip(0.16 * rows + 1.2, 2.0, 12.0))
-    longest = max((len(lab) for d in data for lab in d[1]), default=4)
+    lines = label_lines(lab for d in data for lab in d[1])  # a long task id wraps over lines, never cut
+    h = float(np.clip(0.16 * (1 + 0.8 * (lines - 1)) * rows + 1.2, 2.0, 12.0))
+    longest = max((len(x) for d in data for lab in d[1] for x in lab.split("\n")), default=4)
     w = 0.6 + 0.052 * longest + 0.28 * max(cols, 1)  # room for the task labels, then the grid
     legend = ["pass", "fail", "infra error (dropped)"]
     if ax is not None:
