@@ -157,7 +157,17 @@ def size_for(screen: tuple[float, float], single: float, double: float | None = 
         w, h = screen
     else:
         w, h = p.width, float(single if p.name == "single" else (double if double is not None else single))
+    if legend and not p.legend_below:  # a legend to the right: the figure at least as tall as it (wrapped labels)
+        h = max(h, _legend_height(legend, legend_title, float(mpl.rcParams["legend.fontsize"])) + 0.7)
     return (w, h + extra_height(w, legend=legend, legend_title=legend_title, caption=caption))
+
+
+def _legend_height(labels: Sequence[str], title: str | None, size: float) -> float:
+    """Inches a one-column legend of ``labels`` (wrapped labels take their lines) and ``title`` takes."""
+    entries = len(labels)
+    lines = sum(label_lines([x]) for x in labels)
+    heads = label_lines([title]) if title else 0
+    return (entries * 1.55 + (lines - entries) * 1.2 + heads * 1.55) * size / 72 + 0.1
 
 
 def extra_height(width_in: float, *, legend: Sequence[str] = (), legend_title: str | None = None,
@@ -176,10 +186,7 @@ def extra_height(width_in: float, *, legend: Sequence[str] = (), legend_title: s
         # a wrapped label takes its lines (matplotlib fills the legend column by column)
         per_col = math.ceil(len(legend) / ncol)
         cols = [list(legend)[i * per_col:(i + 1) * per_col] for i in range(ncol)]
-        lines = max((sum(label_lines([x]) for x in c) for c in cols), default=0)
-        entries = max((len(c) for c in cols), default=0)
-        title = label_lines([legend_title]) if legend_title else 0
-        h += (entries * 1.55 + (lines - entries) * 1.2 + title * 1.55) * size / 72 + 0.1
+        h += max((_legend_height(c, legend_title, size) for c in cols), default=0.0)
     return h
 
 
