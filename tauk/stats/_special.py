@@ -18,7 +18,7 @@ fractional one) they hand over to SciPy, imported then.
 >>> round(float(t_ppf(0.975, 4)), 10), round(float(ndtri(0.975)), 10)
 (2.7764451052, 1.9599639845)
 >>> round(chi2_sf(3.0, 3), 10), comb(np.array([4, 2, -1]), 2).tolist()
-(0.3916251762, [6.0, 1.0, 0.0])
+(0.3916251763, [6.0, 1.0, 0.0])
 """
 
 from __future__ import annotations
