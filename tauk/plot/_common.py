@@ -75,11 +75,11 @@ _WRAP_AFTER = re.compile(r"(?<=[-_./:·|, ;=+\]\)])")
 _MAX_LINES = 6
 
 
-def wrap_label(text: str, width: int = 30) -> str:
+def wrap_label(text: str, width: int = 30, max_lines: int | None = None) -> str:
     """``text`` over lines of at most ``width`` characters, each line ending after a separator (``- _ . / : · |``,
     a space, …) where one falls in it, a longer run split where the line is full; every character kept. Beyond
-    :data:`_MAX_LINES` lines (a label of hundreds of characters) the last line ends with ``…``: cut at the end,
-    never in the middle.
+    ``max_lines`` (default: :data:`_MAX_LINES`, or as many as 80 characters take; a label of hundreds of
+    characters) the last line ends with ``…``: cut at the end, never in the middle.
 
     >>> print(wrap_label("Qwen3-Max-Thinking-Preview", 12))
     Qwen3-Max-
@@ -106,7 +106,7 @@ def wrap_label(text: str, width: int = 30) -> str:
     if cur:
         lines.append(cur)
     lines = [ln.strip() for ln in lines if ln.strip()]
-    max_lines = max(_MAX_LINES, -(-_MAX_LABEL // width))
+    max_lines = max(_MAX_LINES, -(-_MAX_LABEL // width)) if max_lines is None else max(1, int(max_lines))
     if len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] = lines[-1][: width - 1] + "…"
