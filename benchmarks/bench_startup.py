@@ -6,6 +6,8 @@ Wall times of whole commands (median and best of ``--repeat``, each in a fresh p
 load hits all alike):
   * baseline: ``python -c "import polars"``
   * ``tauk summary DATA`` (the default intervals: the beta-binomial model) and ``tauk summary DATA --ci 0``
+  * for where the time goes: ``python -c "import polars, numpy"`` (the floor of any summary) and ``tauk --help``
+    (every module of the command line imported, nothing loaded)
 Python runs as installed: bytecode cached (pip compiles a package when it installs it). The bytecode goes to a
 temporary ``PYTHONPYCACHEPREFIX``, and ``PYTHONDONTWRITEBYTECODE`` (set on some CI machines and shells, where every
 run compiles tauk's modules from source again) is dropped; ``--no-bytecode`` measures that case instead.
@@ -57,6 +59,9 @@ def main() -> int:
         "python -c 'import polars'": [sys.executable, "-c", "import polars"],
         f"tauk summary {a.data}": [sys.executable, "-m", "tauk", "summary", a.data, "--quiet"],
         f"tauk summary {a.data} --ci 0": [sys.executable, "-m", "tauk", "summary", a.data, "--quiet", "--ci", "0"],
+        # where the time goes: the two libraries every summary needs, and tauk's whole command line imported
+        "python -c 'import polars, numpy'": [sys.executable, "-c", "import polars, numpy"],
+        "tauk --help": [sys.executable, "-m", "tauk", "--help"],
     }
     for argv in cmds.values():  # warm the file cache
         run(argv)
