@@ -130,3 +130,108 @@ def _label(text: str) -> str:
 
     m = re.search(r"\\label\{([^}]*)\}", text)
     return m.group(1) if m else "none"
+
+
+# ---- every CLI command the suite runs: 0 raw Python warnings on stderr (issue 27) -----------------------------------
+# A warning reaches the terminal as one ``tauk: warning: …`` line; Python's own format (``path.py:12: UserWarning: …``
+# and the echoed ``warnings.warn(…)`` source line) never. Checked for every in-process ``tauk.cli.main([...])`` (the
+# function is wrapped here, before any test module imports it) and every ``subprocess.run`` of ``python -m tauk``
+# or of a ``-c`` script calling ``tauk.cli.main``. The counts are printed at the end of the session.
+import re as _re  # noqa: E402
+import subprocess as _subprocess  # noqa: E402
+import sys as _sys  # noqa: E402
+
+import tauk.cli as _tauk_cli  # noqa: E402
+
+RAW_WARNING = _re.compile(r"(Warning: |\.py:\d+: |^\s*warnings\.warn\()")
+CLI_CHECKS = {"calls": 0, "leaks": []}
+
+
+def raw_warning_lines(stderr: str) -> list[str]:
+    """The lines of ``stderr`` in Python's warning format (not ``tauk: warning: …`` / ``tauk: error: …`` lines)."""
+    return [ln for ln in str(stderr).replace("\r", "\n").splitlines()
+            if RAW_WARNING.search(ln) and not ln.startswith("tauk: ")]  # fmt: skip
+
+
+def _check_cli_stderr(stderr: str, what: object) -> None:
+    CLI_CHECKS["calls"] += 1
+    raw = raw_warning_lines(stderr)
+    if raw:
+        CLI_CHECKS["leaks"].append((str(what)[:200], raw[:3]))
+        raise AssertionError(f"raw Python warning on stderr from `tauk {what}`: {raw[:3]}")
+
+
+class _Tee:
+    """sys.stderr while ``main`` runs: writes go through to the stream the test captures, and are kept."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream, self._kept = stream, []
+
+    def write(self, s: str) -> int:
+        self._kept.append(s)
+        return self._stream.write(s)
+
+    def getvalue(self) -> str:
+        return "".join(self._kept)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+_REAL_MAIN = _tauk_cli.main
+
+
+def _checked_main(argv=None):  # noqa: ANN001, ANN202
+    tee = _Tee(_sys.stderr)
+    _sys.stderr = tee
+    try:
+        return _REAL_MAIN(argv)
+    finally:
+        if _sys.stderr is tee:
+            _sys.stderr = tee._stream
+        _check_cli_stderr(tee.getvalue(), " ".join(map(str, argv or [])))
+
+
+_checked_main.__doc__ = _REAL_MAIN.__doc__
+_tauk_cli.main = _checked_main
+_REAL_RUN = _subprocess.run
+
+
+def _is_cli(argv: object) -> bool:
+    if not isinstance(argv, list | tuple):
+        return False
+    a = [str(x) for x in argv]
+    if any(a[i : i + 2] == ["-m", "tauk"] for i in range(len(a))):
+        return True
+    return "-c" in a and any("tauk.cli" in x and "main" in x for x in a)
+
+
+def _checked_run(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    argv = args[0] if args else kwargs.get("args")
+    if not _is_cli(argv):
+        return _REAL_RUN(*args, **kwargs)
+    shown = not (kwargs.get("capture_output") or kwargs.get("stderr") is not None)
+    if shown:  # keep it to check, then show it as the test would have
+        kwargs["stderr"] = _subprocess.PIPE
+    p = _REAL_RUN(*args, **kwargs)
+    err = p.stderr if isinstance(p.stderr, str) else (p.stderr or b"").decode("utf-8", "replace")
+    if shown:
+        _sys.stderr.write(err)
+    if kwargs.get("stderr") is not _subprocess.STDOUT:
+        _check_cli_stderr(err, " ".join(str(x) for x in argv[1:])[:200])
+    else:
+        out = p.stdout if isinstance(p.stdout, str) else (p.stdout or b"").decode("utf-8", "replace")
+        _check_cli_stderr(out, " ".join(str(x) for x in argv[1:])[:200])
+    return p
+
+
+@pytest.fixture(autouse=True)
+def _cli_subprocesses_checked(monkeypatch):
+    monkeypatch.setattr(_subprocess, "run", _checked_run)
+    yield
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
+    if CLI_CHECKS["calls"]:
+        terminalreporter.write_line(f"CLI stderr checked for raw Python warnings: {CLI_CHECKS['calls']} calls, "
+                                    f"{len(CLI_CHECKS['leaks'])} with a raw warning")  # fmt: skip

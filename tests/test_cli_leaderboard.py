@@ -29,6 +29,19 @@ def test_tables_and_formats(capsys, shared_data: Path):
     assert set(json.loads(capsys.readouterr().out)) == set(TABLES)
 
 
+def test_pairs_name_the_difference(capsys, shared_data: Path):
+    """One name per quantity: the pairs' column is ``difference`` in every format; JSON keeps ``diff`` one release."""
+    board = str(shared_data / "leaderboard")
+    for fmt in ("table", "csv", "markdown", "latex"):
+        assert main(["leaderboard", board, "--table", "pairs", "--domain", "airline", "--format", fmt]) == 0
+        head = capsys.readouterr().out.replace("\\allowbreak{}", "")
+        assert "difference" in head and "diff " not in head and "diff," not in head, fmt
+    assert main(["leaderboard", board, "--table", "pairs", "--format", "json"]) == 0
+    recs = json.loads(capsys.readouterr().out)
+    assert recs and all(r["diff"] == r["difference"] for r in recs)
+    assert "difference" in analyze(board).ranking.pairs.columns and "diff" not in analyze(board).ranking.pairs.columns
+
+
 def test_verify(capsys, tmp_path: Path, shared_data: Path):
     sub = tmp_path / "toolorchestra_nvidia_2025-12-02"
     (sub / "trajectories").mkdir(parents=True)

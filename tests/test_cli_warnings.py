@@ -49,3 +49,21 @@ def test_cli_main_shows_library_warnings_as_one_line(capsys):
         warnings.warn("first line\n  second line", UserWarning, stacklevel=1)  # the same text: once
     err = capsys.readouterr().err
     assert err == "tauk: warning: first line second line\n"
+
+
+def test_the_suite_checks_every_cli_call_for_raw_warnings():
+    """tests/conftest.py wraps ``tauk.cli.main`` and ``subprocess.run`` of the CLI: a raw warning fails the test."""
+    import subprocess
+
+    import conftest
+    from tauk.cli import main
+
+    assert main is conftest._checked_main
+    raw = "/x/tauk/stats/a.py:12: UserWarning: k above the trials\n  warnings.warn(msg, stacklevel=2)\n"
+    assert len(conftest.raw_warning_lines(raw)) == 2
+    assert conftest.raw_warning_lines("tauk: warning: k above the trials (UserWarning: no)\n") == []
+    code = "import warnings; from tauk.cli import main; warnings.warn('leaked')"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with pytest.raises(AssertionError, match="raw Python warning"):
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    conftest.CLI_CHECKS["leaks"].pop()  # the leak made on purpose

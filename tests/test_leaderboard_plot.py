@@ -67,3 +67,32 @@ def test_untrusted_names_and_bad_input(tmp_path: Path):
     assert len(labels) == 1 and "\n" not in labels[0] and "$" in labels[0]
     with pytest.raises(TaukError, match="domain_ranking"):
         tp.leaderboard_ranks(object())
+
+
+@pytest.mark.parametrize("size", [None, "single", "double"])
+def test_shared_board_ranks_labels_are_whole_and_distinct(shared_data: Path, size):
+    """Labels keep what tells rows apart (issue 27, Build 4): on the shared leaderboard no tick label is cut in the
+    middle ("Qwen3-Max-Th…king-Preview" before), the labels of a panel are distinct, and they stay on the canvas."""
+    a = analyze(shared_data / "leaderboard")
+    fig = tp.leaderboard_ranks(a.ranking, figsize=size)
+    FigureCanvasAgg(fig).draw()
+    f = a.ranking.to_frame()
+    models = set(f["model"].drop_nulls().to_list()) | {str(s).split("_", 1)[0] for s in f["submission_id"]}
+    drawn = 0
+    for ax in fig.axes:
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        if not labels:
+            continue
+        drawn += len(labels)
+        assert not any("…" in s for s in labels), [s for s in labels if "…" in s]
+        assert len(set(labels)) == len(labels), labels
+        # a wrapped label is the name, every character kept (a line broken at a space drops that space)
+        whole = [s.replace("\n", "").replace(" ", "") for s in labels]
+        names = {m.replace(" ", "") for m in models}
+        assert all(any(w == m or w.startswith(m) for m in names) for w in whole), whole
+    assert drawn == f.filter(modality="text").height  # the default: text rows
+    assert any(s.replace("\n", "") == "Qwen3-Max-Thinking-Preview" for ax in fig.axes for s in
+               (t.get_text() for t in ax.get_yticklabels()))
+    tight = fig.get_tightbbox(fig.canvas.get_renderer())
+    w, h = fig.get_size_inches()
+    assert tight.x0 >= -0.01 and tight.y0 >= -0.01 and tight.x1 <= w + 0.01 and tight.y1 <= h + 0.01

@@ -54,7 +54,7 @@ def test_a_wrong_figure_is_listed(tmp_path: Path, shared_data: Path):
     sub = _submission(tmp_path, doc, {"airline": shared_data / "nonconformant" / "toolorchestra_airline_1trial.json"})
     v = verify_submission(sub)
     assert not v.ok and v.differences().height == 1
-    assert v.differences()["diff_drop"][0] == pytest.approx(-2.0)
+    assert v.differences()["difference_drop"][0] == pytest.approx(-2.0)
     assert "NOT verified" in v.summary().title
 
 

@@ -343,10 +343,14 @@ def test_jupyter_display_does_not_change_saved_files(tmp_path, s_agent):
         assert x.read_bytes() == y.read_bytes()
 
 
-def test_long_labels_are_shortened_for_display():
-    from tauk.plot._common import shorten
+def test_long_labels_are_wrapped_never_cut_in_the_middle():
+    from tauk.plot._common import escape_label, wrap_label
 
     name = "ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm"
-    s = shorten(name, 30)
-    assert len(s) == 30 and s.startswith("ft:gpt-4.1") and s.endswith("BzrYdMNm") and "…" in s
-    assert shorten("short", 30) == "short"
+    s = wrap_label(name, 20)
+    assert "…" not in s and s.replace("\n", "") == name and all(len(x) <= 20 for x in s.split("\n"))
+    assert wrap_label("short", 30) == "short"
+    for w in (8, 12, 30):  # two labels that differ only at the end stay different
+        a, b = escape_label("v0.1_ft-gpt-4.1_telecom-solo-test", width=w), escape_label("v0.1_ft-gpt-4.1_telecom-test", width=w)
+        assert a != b and "…" not in a + b
+    assert wrap_label("x" * 1000, 30).endswith("…") and "…" not in wrap_label("x" * 1000, 30)[:-1]  # cut at the end only

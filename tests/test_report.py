@@ -174,8 +174,7 @@ def test_every_report_tex_compiles_and_fits_the_column(request, pdflatex, tmp_pa
 
 # ---- every report figure keeps its text inside the canvas, with no layout warning --------------------------------
 @pytest.mark.parametrize("which,size", [("sample", None), ("sample", "single"), ("sample", "double"),
-                                        ("shared", None), ("shared", "double")])  # fmt: skip
-# (the shared logs at "single": every figure fits but flaky_tasks, whose legend ends 2 px past the right edge)
+                                        ("shared", None), ("shared", "single"), ("shared", "double")])  # fmt: skip
 def test_report_figures_keep_their_text_inside_the_canvas(request, which, size):
     import warnings
 

@@ -54,7 +54,10 @@ def _records(a: Any, name: str, domains: list[str] | None) -> list[dict[str, Any
     f = frames[name]
     if domains:
         f = f.filter(f["domain"].is_in(domains))
-    return f.to_dicts()
+    recs = f.to_dicts()
+    if name == "pairs":  # ``diff``: the old key of ``difference``, kept one release
+        recs = [{**r, "diff": r["difference"]} for r in recs]
+    return recs
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -135,7 +135,7 @@ class DomainRanking:
     rank_high (per row), rank_low_simultaneous, rank_high_simultaneous, possibly_best, tier (tie group, 1 = top),
     the same four with the suffix ``_paired`` (the paired test where both rows have trajectories; equal to the
     unpaired ones elsewhere), has_trajectories.
-    ``pairs``: every pair within a (domain, modality): a, b (a ranked above b), adjacent, diff, p_unpaired,
+    ``pairs``: every pair within a (domain, modality): a, b (a ranked above b), adjacent, difference, p_unpaired,
     p_paired (null without trajectories for both), test (of ``p``: "welch (unpaired, conservative)", "z (re-run)"
     or "paired t"), p (the one used in the paired view), separable_unpaired, separable (adjacent pairs only, Holm
     over the domain's adjacent pairs).
@@ -213,9 +213,9 @@ class DomainRanking:
         f = self.pairs.filter(pl.col("adjacent")) if adjacent_only else self.pairs
         if domain is not None:
             f = f.filter(pl.col("domain").is_in([domain] if isinstance(domain, str) else list(domain)))
-        cols = ["domain", "modality", "a", "b", "diff (pt)", "p unpaired", "p paired", "test", "separable"]
-        fields = ["domain", "modality", "a", "b", "diff", "p_unpaired", "p_paired", "test", "separable"]
-        rows = [[r["domain"], r["modality"], r["a"], r["b"], 100 * r["diff"], r["p_unpaired"], r["p_paired"],
+        cols = ["domain", "modality", "a", "b", "difference (pt)", "p unpaired", "p paired", "test", "separable"]
+        fields = ["domain", "modality", "a", "b", "difference", "p_unpaired", "p_paired", "test", "separable"]
+        rows = [[r["domain"], r["modality"], r["a"], r["b"], 100 * r["difference"], r["p_unpaired"], r["p_paired"],
                  r["test"], None if r["separable"] is None else ("yes" if r["separable"] else "no")]
                 for r in f.iter_rows(named=True)]  # fmt: skip
         notes = ["a is ranked above b; separable: adjacent pairs, Holm over the domain's adjacent pairs, using the "
@@ -359,7 +359,7 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
             pp = paired_p.get((i, j))
             pair_rows.append({
                 "domain": dom, "modality": mod, "a": recs[i]["submission_id"], "b": recs[j]["submission_id"],
-                "adjacent": adjacent, "diff": float(D[i, j]), "p_unpaired": _nan_none(P_un[i, j]),
+                "adjacent": adjacent, "difference": float(D[i, j]), "p_unpaired": _nan_none(P_un[i, j]),
                 "p_paired": pp, "test": "paired t" if pp is not None else test_un, "p": _nan_none(P_pa[i, j]),
                 "separable_unpaired": views[""][4].get((i, j)) if adjacent else None,
                 "separable": views["_paired"][4].get((i, j)) if adjacent else None,
@@ -400,7 +400,7 @@ _FRAME_SCHEMA = {
 }  # fmt: skip
 _PAIR_SCHEMA = {
     "domain": pl.String, "modality": pl.String, "a": pl.String, "b": pl.String, "adjacent": pl.Boolean,
-    "diff": pl.Float64, "p_unpaired": pl.Float64, "p_paired": pl.Float64, "test": pl.String, "p": pl.Float64,
+    "difference": pl.Float64, "p_unpaired": pl.Float64, "p_paired": pl.Float64, "test": pl.String, "p": pl.Float64,
     "separable_unpaired": pl.Boolean, "separable": pl.Boolean,
 }  # fmt: skip
 _DOMAIN_SCHEMA = {

@@ -79,7 +79,7 @@ class Verification:
 
     ``frame`` (:meth:`to_frame`): one row per (submission_id, domain, k) — published (points), drop and fail (pass^k
     recomputed with infrastructure errors dropped / counted as failures, points; null where that convention gives no
-    pass^k: a task with fewer kept trials than k), diff_drop, diff_fail (recomputed − published, points), reproduces
+    pass^k: a task with fewer kept trials than k), difference_drop, difference_fail (recomputed − published, points), reproduces
     (``"drop"``, ``"fail"``, ``"both"`` or ``"neither"`` within ``tolerance`` points), tolerance.
     ``domains``: one row per domain — trajectory path (null when missing), status (``verified``, ``differs``,
     ``missing``, ``unreadable``), tasks, simulations, infra_errors, trials_per_task, convention (the one reproducing
@@ -95,10 +95,13 @@ class Verification:
         return self.frame
 
     def records(self) -> list[dict[str, Any]]:
-        """JSON-ready: one dict per domain, with its ``figures`` (one per k)."""
+        """JSON-ready: one dict per domain, with its ``figures`` (one per k). ``diff_drop`` / ``diff_fail``: the
+        old keys of ``difference_drop`` / ``difference_fail``, kept one release."""
         per: dict[str, list[dict[str, Any]]] = {}
         for r in self.frame.iter_rows(named=True):
-            per.setdefault(r["domain"], []).append({c: v for c, v in r.items() if c not in ("submission_id", "domain")})
+            rec = {c: v for c, v in r.items() if c not in ("submission_id", "domain")}
+            rec |= {"diff_drop": rec["difference_drop"], "diff_fail": rec["difference_fail"]}  # one release
+            per.setdefault(r["domain"], []).append(rec)
         return [{**d, "figures": per.get(d["domain"], [])} for d in self.domains.iter_rows(named=True)]
 
     @property
@@ -112,11 +115,12 @@ class Verification:
 
     def summary(self) -> SummaryTable:
         """The verification table (text / HTML / LaTeX): published vs recomputed under both conventions."""
-        cols = ["domain", "k", "published", "infra dropped", "infra = failure", "diff dropped", "diff failure", "reproduces"]
-        fields = ["domain", "k", "published", "drop", "fail", "diff_drop", "diff_fail", "reproduces"]
-        rows = [[r["domain"], r["k"], r["published"], r["drop"], r["fail"], r["diff_drop"], r["diff_fail"],
+        cols = ["domain", "k", "published", "infra dropped", "infra = failure", "difference dropped",
+                "difference failure", "reproduces"]
+        fields = ["domain", "k", "published", "drop", "fail", "difference_drop", "difference_fail", "reproduces"]
+        rows = [[r["domain"], r["k"], r["published"], r["drop"], r["fail"], r["difference_drop"], r["difference_fail"],
                  r["reproduces"]] for r in self.frame.iter_rows(named=True)]  # fmt: skip
-        notes = [f"submission {self.submission_id}: pass^k in points; diff = recomputed − published; reproduces: within "
+        notes = [f"submission {self.submission_id}: pass^k in points; difference = recomputed − published; reproduces: within "
                  "the submission's rounding (half a unit of its last decimal)"]  # fmt: skip
         for d in self.domains.iter_rows(named=True):
             if d["status"] in ("missing", "unreadable"):
@@ -219,9 +223,10 @@ def verify_submission(submission: str | Path, *, trajectories: str | Path | Mapp
             convs &= ok
             rep = "both" if ok == set(CONVENTIONS) else ok.pop() if ok else "neither"
             fig_rows.append({"submission_id": sid, "domain": dom, "k": k, "published": p, "drop": vals["drop"],
-                             "fail": vals["fail"], "diff_drop": None if vals["drop"] is None else round(vals["drop"] - p, 9),
-                             "diff_fail": None if vals["fail"] is None else round(vals["fail"] - p, 9), "reproduces": rep,
-                             "tolerance": tol})  # fmt: skip
+                             "fail": vals["fail"],
+                             "difference_drop": None if vals["drop"] is None else round(vals["drop"] - p, 9),
+                             "difference_fail": None if vals["fail"] is None else round(vals["fail"] - p, 9),
+                             "reproduces": rep, "tolerance": tol})  # fmt: skip
         conv = "both" if convs == set(CONVENTIONS) else (next(iter(convs)) if convs else None)
         status = "verified" if conv else "differs"
         if status == "differs":
@@ -231,8 +236,8 @@ def verify_submission(submission: str | Path, *, trajectories: str | Path | Mapp
         dom_rows.append({**base, "status": status, "convention": conv, "note": note})
     frame = pl.DataFrame(fig_rows, schema={"submission_id": pl.String, "domain": pl.String, "k": pl.Int64,
                                            "published": pl.Float64, "drop": pl.Float64, "fail": pl.Float64,
-                                           "diff_drop": pl.Float64, "diff_fail": pl.Float64, "reproduces": pl.String,
-                                           "tolerance": pl.Float64})  # fmt: skip
+                                           "difference_drop": pl.Float64, "difference_fail": pl.Float64,
+                                           "reproduces": pl.String, "tolerance": pl.Float64})  # fmt: skip
     domains = pl.DataFrame(dom_rows, schema={"domain": pl.String, "trajectory": pl.String, "status": pl.String,
                                              "tasks": pl.Int64, "simulations": pl.Int64, "infra_errors": pl.Int64,
                                              "trials_per_task": pl.String, "convention": pl.String,

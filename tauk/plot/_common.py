@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import matplotlib as mpl
+import matplotlib.transforms as mtransforms
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
@@ -45,8 +46,9 @@ def escape_label(value: Any, *, width: int | None = None) -> str:
     * newlines, tabs and other line breaks become spaces and other control characters U+FFFD, so a label stays
       on its line;
     * a leading ``_`` is kept visible (matplotlib's legends skip labels starting with an underscore);
-    * ``None`` is shown as ``—``; labels longer than ``width`` characters (default 80) lose their middle
-      (:func:`shorten`).
+    * ``None`` is shown as ``—``; a label longer than ``width`` characters (default 80) is wrapped over lines of at
+      most ``width`` (:func:`wrap_label`: after a separator where it can), never cut in the middle — what tells two
+      labels apart is often there (``telecom-solo`` / ``telecom``, a fine-tune's suffix).
 
     Every figure function passes the labels it draws through this helper.
 
@@ -55,16 +57,65 @@ def escape_label(value: Any, *, width: int | None = None) -> str:
     >>> from tauk.plot import escape_label
     >>> escape_label("$\\x$ model"), escape_label("a\nb|c"), escape_label("_private")
     ('\\$\\x\\$ model', 'a b|c', ' _private')
-    >>> escape_label("ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm", width=20)
-    'ft:gpt-4.…t:BzrYdMNm'
+    >>> print(escape_label("ft:gpt-4.1-2025-04-14:sierra:tau2-full-sft:BzrYdMNm", width=20))
+    ft:gpt-4.1-2025-04-
+    14:sierra:tau2-full-
+    sft:BzrYdMNm
     """
     s = "—" if value is None else str(value)
     s = _CONTROLS.sub("\ufffd", _LINE_BREAKS.sub(" ", s))
-    s = shorten(s, _MAX_LABEL if width is None else max(4, int(width)))
+    s = wrap_label(s, _MAX_LABEL if width is None else max(4, int(width)))
     s = s.replace("$", "\\$")
     if s.startswith("_"):
         s = " " + s
     return s
+
+
+_WRAP_AFTER = re.compile(r"(?<=[-_./:·|, ;=+\]\)])")
+_MAX_LINES = 6
+
+
+def wrap_label(text: str, width: int = 30, max_lines: int | None = None) -> str:
+    """``text`` over lines of at most ``width`` characters, each line ending after a separator (``- _ . / : · |``,
+    a space, …) where one falls in it, a longer run split where the line is full; every character kept. Beyond
+    ``max_lines`` (default: :data:`_MAX_LINES`, or as many as 80 characters take; a label of hundreds of
+    characters) the last line ends with ``…``: cut at the end, never in the middle.
+
+    >>> print(wrap_label("Qwen3-Max-Thinking-Preview", 12))
+    Qwen3-Max-
+    Thinking-
+    Preview
+    >>> wrap_label("gpt-4.1-mini", 12)
+    'gpt-4.1-mini'
+    """
+    if len(text) <= width:
+        return text
+    width = max(4, int(width))
+    lines: list[str] = []
+    cur = ""
+    for tok in _WRAP_AFTER.split(text):
+        while tok:
+            if len(cur) + len(tok) <= width:
+                cur, tok = cur + tok, ""
+            elif cur:
+                lines.append(cur)
+                cur = ""
+            else:  # one run longer than a line: split it where the line is full
+                lines.append(tok[:width])
+                tok = tok[width:]
+    if cur:
+        lines.append(cur)
+    lines = [ln.strip() for ln in lines if ln.strip()]
+    max_lines = max(_MAX_LINES, -(-_MAX_LABEL // width)) if max_lines is None else max(1, int(max_lines))
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1][: width - 1] + "…"
+    return "\n".join(lines)
+
+
+def label_lines(labels: Iterable[str]) -> int:
+    """The most lines any of ``labels`` takes (1 for none)."""
+    return max((str(x).count("\n") + 1 for x in labels), default=1)
 
 
 def label_width(scale: float = 1.0) -> int:
@@ -106,7 +157,17 @@ def size_for(screen: tuple[float, float], single: float, double: float | None = 
         w, h = screen
     else:
         w, h = p.width, float(single if p.name == "single" else (double if double is not None else single))
+    if legend and not p.legend_below:  # a legend to the right: the figure at least as tall as it (wrapped labels)
+        h = max(h, _legend_height(legend, legend_title, float(mpl.rcParams["legend.fontsize"])) + 0.7)
     return (w, h + extra_height(w, legend=legend, legend_title=legend_title, caption=caption))
+
+
+def _legend_height(labels: Sequence[str], title: str | None, size: float) -> float:
+    """Inches a one-column legend of ``labels`` (wrapped labels take their lines) and ``title`` takes."""
+    entries = len(labels)
+    lines = sum(label_lines([x]) for x in labels)
+    heads = label_lines([title]) if title else 0
+    return (entries * 1.55 + (lines - entries) * 1.2 + heads * 1.55) * size / 72 + 0.1
 
 
 def extra_height(width_in: float, *, legend: Sequence[str] = (), legend_title: str | None = None,
@@ -122,8 +183,10 @@ def extra_height(width_in: float, *, legend: Sequence[str] = (), legend_title: s
     if below and legend:
         size = float(mpl.rcParams["legend.fontsize"])
         ncol = _legend_cols(list(legend) + ([legend_title] if legend_title else []), width_in - 0.4, size)
-        rows = math.ceil(len(legend) / ncol) + (1 if legend_title else 0)
-        h += rows * size * 1.55 / 72 + 0.1
+        # a wrapped label takes its lines (matplotlib fills the legend column by column)
+        per_col = math.ceil(len(legend) / ncol)
+        cols = [list(legend)[i * per_col:(i + 1) * per_col] for i in range(ncol)]
+        h += max((_legend_height(c, legend_title, size) for c in cols), default=0.0)
     return h
 
 
@@ -162,7 +225,7 @@ def wrap(text: str, width_in: float, size: float | None = None) -> str:
 
 
 def _legend_cols(labels: Sequence[str], avail_in: float, size: float) -> int:
-    longest = max((len(x) for x in labels), default=1)
+    longest = max((len(line) for x in labels for line in str(x).split("\n")), default=1)
     col_pt = longest * 0.6 * size + 3.2 * size  # text + handle, padding and column spacing
     return int(max(1, min(len(labels), math.floor(avail_in * 72 / col_pt))))
 
@@ -187,8 +250,11 @@ def finish(fig: Figure, ax: Axes, foot: Axes | None, *, handles: list[Any] | Non
             if foot is not None and below:
                 leg_size = mpl.rcParams["legend.fontsize"]
                 ncol = _legend_cols(labels + ([title] if title else []), fig_w - 0.4, leg_size)
+                # centred on the figure, not on the foot: the foot spans the axes, which long tick labels push
+                # right, and a legend centred there can end past the canvas (flaky_tasks at one column)
+                anchor = mtransforms.blended_transform_factory(fig.transFigure, foot.transAxes)
                 foot.legend(handles, labels, title=title, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=ncol,
-                            borderaxespad=0.0, frameon=False)  # fmt: skip
+                            bbox_transform=anchor, borderaxespad=0.0, frameon=False)  # fmt: skip
                 placed_below = True
             else:
                 legend_outside(ax, handles, labels, title=title)
@@ -265,16 +331,6 @@ def estimates_frame(result: Any) -> tuple[pl.DataFrame, tuple[str, ...], str]:
     raise TaukError(
         f"expected a tauk.stats Summary or PassKResult (from summarize / pass_hat_k), got {type(result).__name__}"
     )
-
-
-def shorten(label: Any, width: int = 30) -> str:
-    """Display form of a long label: the middle elided, start and end kept (``ft:gpt-4.1-20…-sft:BzrYdMNm``)."""
-    s = str(label)
-    if len(s) <= width:
-        return s
-    head = (width - 1) // 2
-    tail = width - 1 - head
-    return s[:head] + "…" + s[-tail:]
 
 
 def tick_rotation(labels: Sequence[str], n_max: int = 4, width: int = 12) -> dict[str, Any]:

@@ -151,11 +151,11 @@ def cost_vs_pass(summary: Any, *, k: int = 1, ax: Axes | None = None, interval: 
         caption.append(f"Hollow, annotated and off the front: fewer than {min_simulations} simulations.")
     if zero:
         caption.append("Recorded cost 0.0 read as unknown (unpriced model), not drawn: "
-                       + _listed([escape_label(group_label(r, keys), width=width) for r in zero])
+                       + _listed([escape_label(group_label(r, keys)) for r in zero])
                        + " (zero_cost='free' draws them at 0).")  # fmt: skip
     if no_cost:
         caption.append("No cost recorded, not drawn: "
-                       + _listed([escape_label(group_label(r, keys), width=width) for r in no_cost]) + ".")  # fmt: skip
+                       + _listed([escape_label(group_label(r, keys)) for r in no_cost]) + ".")  # fmt: skip
     if n_no_estimate:
         caption.append(f"{n_no_estimate} group(s) without an estimate left out.")
     leg_title = escape_label(" × ".join(keys)) if keys else None

@@ -31,6 +31,7 @@ from ._common import (
     extra_height,
     finish,
     interval_note,
+    label_lines,
     label_width,
     new_panels,
     note_size,
@@ -202,7 +203,7 @@ def leaderboard(
             elif too_few == "flag":
                 flagged.append(item)
             else:
-                omitted.append(f"{escape_label(r['label'], width=width)} ({escape_label(d)}, "
+                omitted.append(f"{escape_label(r['label'])} ({escape_label(d)}, "
                                f"{plural(r.get('n_simulations'), 'simulation')})")  # fmt: skip
         ranked.sort(key=lambda it: (-it["value"], it["agent"] is None, it["label"]))
         flagged.sort(key=lambda it: it["label"])
@@ -242,7 +243,8 @@ def leaderboard(
     else:  # a panel needs ~3.4 in: labels, bars, the value column
         ncols = max(1, min(n_panels, int((p.width or 7.0) // 3.4)))
         nrows = math.ceil(n_panels / ncols)
-    row_h = 0.145 if compact else 0.2
+    lines = label_lines(it["label"] for _, a, b in panels for it in a + b)  # a long name wraps, never cut
+    row_h = (0.145 if compact else 0.2) * (1 + 0.75 * (lines - 1))
     if nrows == 1:
         body = max(2.2 if not compact else 1.6, row_h * max(rows_of) + 1.0)
         ratios = None
@@ -425,7 +427,10 @@ def leaderboard_ranks(
         nrows, ncols = n_panels, 1
     else:
         nrows, ncols = 1, n_panels
-    row_h = 0.16 if compact else 0.22
+    width = label_width(0.8 if narrow else 0.7)
+    labels_of = [_row_labels(part.to_dicts(), width) for _, part in panels]
+    lines = label_lines(x for labs in labels_of for x in labs)  # a long name wraps over lines, never cut
+    row_h = (0.16 if compact else 0.22) * (1 + 0.75 * (lines - 1))
     if nrows == 1:
         body, ratios = max(2.0, row_h * max(rows_of) + 1.0), None
     else:
@@ -439,8 +444,7 @@ def leaderboard_ranks(
         empty_message(axes[0], "no ranked rows")
         return finish(fig, axes[0], foot, legend=False, caption=caption)
     fs = note_size()
-    width = label_width(0.8 if narrow else 0.7)
-    for a, (title, part) in zip(axes, panels):
+    for a, (title, part), row_labels in zip(axes, panels, labels_of):
         recs = part.to_dicts()
         y = np.arange(len(recs))[::-1].astype(float)
         tiers = [r[f"tier{suffix}"] for r in recs]
@@ -460,7 +464,7 @@ def leaderboard_ranks(
             a.annotate(f"{r['rank']:g} [{r[f'rank_low{suffix}']}, {r[f'rank_high{suffix}']}]", xy=(1.0, yi),
                        xycoords=("axes fraction", "data"), xytext=(3, 0), textcoords="offset points", va="center",
                        ha="left", fontsize=fs, color="#333333", annotation_clip=False)  # fmt: skip
-        a.set_yticks(y, _row_labels(recs, width))
+        a.set_yticks(y, row_labels)
         for tl, r in zip(a.get_yticklabels(), recs):
             if r[f"rank_low{suffix}"] == 1:
                 tl.set_fontweight("bold")

@@ -11,11 +11,13 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+import matplotlib as mpl
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -31,10 +33,12 @@ from ._common import (
     empty_message,
     escape_label,
     finish,
+    label_lines,
     label_width,
     new_panels,
     size_for,
     styled,
+    wrap_label,
 )
 
 special = lazy("scipy.special")
@@ -209,6 +213,13 @@ def _grid(res: Any, key: dict[str, Any], max_tasks: int | None, only_flaky: bool
     return M, labels, n_flaky, total - tasks.height
 
 
+def _panel_title(key: dict[str, Any], grid_in: float) -> str:
+    """A panel's title wrapped to its grid's width (a left title starts at the grid; about 11 characters an inch,
+    after separators), so neighbouring titles never overlap and the last stays inside the figure; never cut."""
+    title = LABEL_SEP.join(escape_label(v) for v in key.values()) if key else "all"
+    return wrap_label(title, max(12, int(10 * grid_in)), max_lines=20)
+
+
 @keyword_options(("result_or_trials", "ax"))
 @styled
 def flaky_tasks(
@@ -260,8 +271,15 @@ def flaky_tasks(
         raise TaukError(f"ax= draws one group; this result has {len(panels)} (choose one with group=)")
     rows = max((d[0].shape[0] for d in data), default=0)
     cols = max((d[0].shape[1] for d in data), default=0)
-    h = float(np.clip(0.16 * rows + 1.2, 2.0, 12.0))
-    longest = max((len(lab) for d in data for lab in d[1]), default=4)
+    # a long task id wraps over lines, never cut: each row as tall as its lines, the titles as tall as theirs
+    lines = label_lines(lab for d in data for lab in d[1])
+    line_in = FontProperties(size=mpl.rcParams["ytick.labelsize"]).get_size_in_points() * 1.3 / 72
+    grid_in = 0.28 * max(cols, 1) + 0.5
+    titles = [_panel_title(k, grid_in) for k in panels]
+    title_in = (label_lines(titles) + 1) * FontProperties(size=mpl.rcParams["axes.titlesize"]).get_size_in_points() \
+        * 1.3 / 72
+    h = float(np.clip(max(0.16, lines * line_in + 0.03) * rows + 0.9 + title_in, 2.0, 30.0))
+    longest = max((len(x) for d in data for lab in d[1] for x in lab.split("\n")), default=4)
     w = 0.6 + 0.052 * longest + 0.28 * max(cols, 1)  # room for the task labels, then the grid
     legend = ["pass", "fail", "infra error (dropped)"]
     if ax is not None:
@@ -276,12 +294,7 @@ def flaky_tasks(
         for extra in axes[len(panels):]:
             extra.set_visible(False)
     cmap = ListedColormap([FAIL_COLOR, PASS_COLOR, DROPPED_COLOR, MISSING_COLOR])
-    for a, key, (M, labels, n_flaky, left_out) in zip(axes, panels, data):
-        title = _label(list(key.values()), width=60) if key else "all"
-        # wrapped to the grid's width (a left title starts at the grid; about 11 characters an inch), so
-        # neighbouring titles never overlap and the last stays inside the figure
-        grid_in = 0.28 * max(cols, 1) + 0.5
-        title = "\n".join(textwrap.wrap(title, max(12, int(10 * grid_in)), break_on_hyphens=False)) or title
+    for a, title, (M, labels, n_flaky, left_out) in zip(axes, titles, data):
         if M.size == 0:
             empty_message(a, "no tasks")
             a.set_title(title, loc="left")

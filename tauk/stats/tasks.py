@@ -50,6 +50,7 @@ from tauk._lazy import lazy
 from tauk.conventions import DEFAULT_K_MAX, INFRA, INFRA_REASON, SUCCESS_TOL, TASK_KEY, success_expr
 from tauk.errors import TaukError, check_columns
 
+from . import _special
 from .options import check_infra
 
 special = lazy("scipy.special")
@@ -178,7 +179,7 @@ def unbiased_means(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> tuple[n
     m = (n >= k) & (n > 0)
     x = c if metric == "pass^k" else n - c
     with np.errstate(invalid="ignore", divide="ignore"):
-        u = np.where(m, special.comb(x, k) / np.where(m, special.comb(n, k), 1.0), 0.0)
+        u = np.where(m, _special.comb(x, k) / np.where(m, _special.comb(n, k), 1.0), 0.0)
         Tk = m.sum(1)
         est = np.where(Tk > 0, u.sum(1) / np.maximum(Tk, 1), np.nan)
     return (est if metric == "pass^k" else 1.0 - est), Tk

@@ -31,18 +31,18 @@ Examples
 (['timestamp', 'info', 'tasks', 'simulations', 'simulation_index'], 6)
 """
 
-from tauk.synth._cli import _cli as _cli  # the handler (tests call it directly)
-from tauk.synth._cli import add_cli
-from tauk.synth.agents import true_success_probabilities
-from tauk.synth.sample import (
-    SAMPLE_AGENTS,
-    SAMPLE_DOMAINS,
-    SAMPLE_N_TASKS,
-    SAMPLE_N_TRIALS,
-    SAMPLE_SEED,
-)
-from tauk.synth.simulation import synthesize
-from tauk.synth.write import write_corpus, write_results, write_sample
+from tauk._lazy import lazy_exports as _lazy_exports
+
+# imported on first use: the command line registers `tauk synth` without loading the generator
+_LAZY = {
+    "_cli": "._cli",  # the handler (tests call it directly)
+    "add_cli": "._cli",
+    "true_success_probabilities": ".agents",
+    **dict.fromkeys(("SAMPLE_AGENTS", "SAMPLE_DOMAINS", "SAMPLE_N_TASKS", "SAMPLE_N_TRIALS", "SAMPLE_SEED"), ".sample"),
+    "synthesize": ".simulation",
+    **dict.fromkeys(("write_corpus", "write_results", "write_sample"), ".write"),
+}
+_lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "SAMPLE_AGENTS",
@@ -57,3 +57,7 @@ __all__ = [
     "write_results",
     "write_sample",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

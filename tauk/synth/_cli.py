@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tauk.synth.sample import SAMPLE_AGENTS
-from tauk.synth.write import write_results, write_sample
-
 __all__ = ["add_cli"]
 
 
@@ -48,6 +45,9 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _cli(args: argparse.Namespace) -> int:
+    from tauk.synth.sample import SAMPLE_AGENTS
+    from tauk.synth.write import write_results, write_sample
+
     try:
         if args.sample:
             paths = write_sample(args.out_dir or "data")

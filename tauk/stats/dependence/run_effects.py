@@ -53,7 +53,13 @@ from functools import lru_cache
 
 import numpy as np
 import polars as pl
-from scipy import optimize, stats
+
+from tauk._lazy import lazy
+
+from .. import _special
+
+optimize = lazy("scipy.optimize")
+stats = lazy("scipy.stats")
 
 __all__ = [
     "PassMatrix",
@@ -190,7 +196,7 @@ def run_effect(Y: np.ndarray) -> RunEffect:
     S = float(np.sum(b**2)) / (R - 1)
     E0 = float(np.sum((obs * v[:, None]).sum(axis=0) / nr**2)) / (R - 1)
     Q = (R - 1) * S / E0
-    p = float(stats.chi2.sf(Q, R - 1))
+    p = _special.chi2_sf(Q, R - 1)
     w = (obs / m[:, None]).sum(axis=0) / Y.shape[0]  # each pass's weight in the mean over tasks of δ̄_t
     return RunEffect(R, int(Y.shape[0]), float(Q), R - 1, p, max(0.0, S - E0), True, float(1.0 / np.sum(w**2)))
 
@@ -227,7 +233,7 @@ def widen(est: float, lo: float | None, hi: float | None, v_run: float, df_run: 
 @lru_cache(maxsize=4096)
 def t_quantile(level: float, df: float) -> float:
     """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom (∞: the normal's)."""
-    return float(stats.norm.ppf(0.5 + level / 2) if math.isinf(df) else stats.t.ppf(0.5 + level / 2, df))
+    return float(_special.t_ppf(0.5 + level / 2, df))  # the normal's at df = ∞; SciPy's outside [1, 200]
 
 
 def _half(parts: list[tuple[float, float]], level: float) -> float:

@@ -31,11 +31,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
+
+from tauk._lazy import lazy
 
 from .nonparametric import clopper_pearson
 
 __all__ = ["acceptability", "blaker"]
+
+stats = lazy("scipy.stats")
 
 _SCAN = 129  # grid points between a Clopper–Pearson end and the estimate (the first scan)
 _REFINE = 33  # grid points of each refining round

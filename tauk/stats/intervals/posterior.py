@@ -8,12 +8,16 @@ groups (rows of ``n``, ``c``; n = 0 pads).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from tauk._lazy import lazy
 from tauk.errors import TaukError
+
+from .. import _special
 
 special = lazy("scipy.special")
 
@@ -83,13 +87,13 @@ def beta_moment(alpha, beta, k: int) -> np.ndarray:
 
 def _t_logpdf(x: np.ndarray, nu: float) -> np.ndarray:
     """log density of Student's t with ``nu`` degrees of freedom (as ``scipy.stats.t.logpdf``)."""
-    return (special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * np.log(nu * np.pi)
+    return (math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * np.log(nu * np.pi)
             - (nu + 1) / 2 * np.log1p(x * x / nu))  # fmt: skip
 
 
 def _uv_to_ab(u, v):
     kappa = np.exp(v)
-    return special.expit(u) * kappa, special.expit(-u) * kappa
+    return _special.expit(u) * kappa, _special.expit(-u) * kappa
 
 
 def _suff(n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -168,6 +172,14 @@ def _lattice(G: int, g: int) -> np.ndarray:
 _LATTICES = {987: 610, 1597: 987, 2584: 1597, 4181: 2584, 6765: 4181}
 
 
+@lru_cache(maxsize=16)
+def _t_lattice(nu: float, points: int) -> np.ndarray:
+    """Student-t(``nu``) quantiles of the lattice (read-only; the same for every group)."""
+    out = _special.t_ppf(_lattice(points, _LATTICES[points]), nu)
+    out.setflags(write=False)
+    return out
+
+
 def posterior_points(
     n: np.ndarray,
     c: np.ndarray,
@@ -201,7 +213,7 @@ def posterior_points(
     Ur, Vr = np.broadcast_to(U, (R, U.size)), np.broadcast_to(V, (R, V.size))
     # the coarse grid cannot resolve a posterior narrower than its spacing: floor the variances at (h/2)²
     floor_u, floor_v = ((ug[1] - ug[0]) / 2) ** 2, ((vg[1] - vg[0]) / 2) ** 2
-    tq = special.stdtrit(nu, _lattice(points, _LATTICES[points]))  # Student-t quantiles (scipy.stats not needed)
+    tq = _t_lattice(float(nu), points)  # Student-t quantiles
     logq = _t_logpdf(tq, nu).sum(1)
     A, B = np.broadcast_to(A, (R, A.size)), np.broadcast_to(B, (R, B.size))
     for _ in range(passes):

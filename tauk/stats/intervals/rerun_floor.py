@@ -34,6 +34,7 @@ import numpy as np
 
 from tauk._lazy import lazy
 
+from .. import _special
 from ..tasks import unbiased_means
 from .minorants import MINORANTS
 
@@ -55,7 +56,7 @@ def solve_minorant(n: int, k: int) -> np.ndarray:
     test re-solves and compares), so that no programme runs when intervals are computed.
     """
     cs = np.arange(n + 1)
-    u = special.comb(cs, k) / special.comb(n, k)
+    u = _special.comb(cs, k) / _special.comb(n, k)
     basis = stats.binom.pmf(cs[None, :], n, _GRID[:, None])
     v = basis @ (u * u) - _GRID ** (2 * k)
     res = optimize.linprog(-np.ones(n + 1), A_ub=basis, b_ub=v, bounds=[(None, None)] * (n + 1), method="highs")
@@ -77,8 +78,8 @@ def variance_minorant(n: int, k: int) -> np.ndarray:
         b = np.array(MINORANTS[(n, k)], dtype=np.float64)
     else:  # n ≥ 2k: the variance itself; n > 16: the p^n bound
         cs = np.arange(n + 1)
-        u = special.comb(cs, k) / special.comb(n, k)
-        b = u * u - special.comb(cs, min(2 * k, n)) / special.comb(n, min(2 * k, n))
+        u = _special.comb(cs, k) / _special.comb(n, k)
+        b = u * u - _special.comb(cs, min(2 * k, n)) / _special.comb(n, min(2 * k, n))
     b.setflags(write=False)
     return b
 
@@ -106,7 +107,7 @@ def variance_floor(lo, hi, estimate, n, c, ks, metric, ci):
     """(lo, hi) widened about ``estimate`` until its width reaches 2·z·√:func:`floor_variance`, each side scaled by
     the same factor (the model's skew is kept: with the estimate at one end, all the width goes to the other side),
     clipped to [0, 1]; never narrowed."""
-    z = special.ndtri((1.0 + ci) / 2.0)
+    z = _special.ndtri((1.0 + ci) / 2.0)
     lo, hi = lo.copy(), hi.copy()
     for j, k in enumerate(ks):
         sd = np.sqrt(floor_variance(n, c, int(k), metric))
