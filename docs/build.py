@@ -213,6 +213,27 @@ def width_bound_summary(name: str = "compare_width_bound.txt") -> dict:
     return out
 
 
+def mc_check() -> tuple[list[dict], dict]:
+    """``benchmarks/compare_typeI_check.py``'s re-measured coverage rows and its type-I summary (empty if missing)."""
+    try:
+        text = read("compare_typeI_check.txt")
+    except FileNotFoundError:
+        return [], {}
+    rows = []
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+([+-][\d.]+) \|\s+([\d.]+)\s+([\d.]+) \|\s+([\d.]+)\s+"
+                     r"([\d.]+)\s+([\d.]+)", line)
+        if m:
+            rows.append({"T": int(m[1]), "n": int(m[2]), "k": int(m[3]), "pop": m[4], "delta": float(m[5]),
+                         "score": float(m[8]), "t": float(m[9])})
+    size = {}
+    for name in ("default", "t"):
+        m = re.search(rf"^{name}\s+max type-I ([\d.]+)%", text, re.M)
+        if m:
+            size[name] = float(m[1])
+    return rows, size
+
+
 def delta_findings() -> str:
     """What the coverage table shows, cell counts read from it."""
     rows = delta_cells()
@@ -223,6 +244,23 @@ def delta_findings() -> str:
     wide = [r for r in rows if r["t"] >= 94 and r["ratio"] > 1.10]
     listed = "; ".join(f"T = {r['T']}, n = {r['n']}, k = {r['k']}, {r['pop']}, δ = {r['delta']:+.2f}: "
                        f"{r['score']:.1f} % (t {r['t']:.1f} %)" for r in sorted(below, key=lambda r: r["score"]))
+    again, size = mc_check()
+    if again:
+        still = [r for r in again if r["score"] < 94]
+        recheck = (
+            f" Re-measured with 10,000 benchmarks each (`benchmarks/compare_typeI_check.py`) {len(again) - len(still)} "
+            f"of them are ≥ 94 % (Monte-Carlo noise at 1,000) and {len(still)} stay below: "
+            + "; ".join(f"T = {r['T']}, n = {r['n']}, k = {r['k']}, {r['pop']}, δ = {r['delta']:+.2f}: "
+                        f"{r['score']:.2f} % (t {r['t']:.2f} %)" for r in still)
+            + " — heavy-tailed differences (a quarter of the tasks differing a lot, few effective tasks), where the "
+            "t-based interval misses as the t does."
+        )
+        if size:
+            recheck += (f" The largest type-I error at T ≥ 20 in the non-ternary cells, 20,000 benchmarks a cell: "
+                        f"{size.get('default', math.nan):.2f} % (the t's {size.get('t', math.nan):.2f} %); the "
+                        "table's larger figures at 1,000 are noise.")
+    else:
+        recheck = ""
     bound = width_bound_summary()
     if bound:
         lo, hi = bound.get("def_over_bound", (math.nan, math.nan))
@@ -248,9 +286,7 @@ def delta_findings() -> str:
         f"towards a skewed tail (its union with Hall's skewness-corrected t) and covers ≥ 94 % in "
         f"{len(other) - len(below)} of {len(other)} cells, the paired t in {sum(r['t'] >= 94 for r in other)}; "
         f"the {len(below)} below (lowest {worst['score']:.1f} % at T = {worst['T']}, n = {worst['n']}, "
-        f"k = {worst['k']}, {worst['pop']}, δ = {worst['delta']:+.2f}): {listed}. Where the t also misses these are "
-        "heavy-tailed differences (a quarter of the tasks differing a lot) or skewness the shrunk sample skewness "
-        "does not see at 10–20 tasks; cells 1–2 MC SE below 94 % may be noise. This target is **not met**. "
+        f"k = {worst['k']}, {worst['pop']}, δ = {worst['delta']:+.2f}): {listed}.{recheck} This target is **not met**. "
         f"Width: where the t covers ≥ 94 % the default's mean width is ≤ 1.10× the t's in "
         f"{sum(r['ratio'] <= 1.10 for r in rows if r['t'] >= 94)} of {sum(r['t'] >= 94 for r in rows)} cells; of the "
         f"{len(wide)} above (up to {max(r['ratio'] for r in wide):.2f}×), {sum(r['delta'] == 0 for r in wide)} are at "
@@ -448,6 +484,8 @@ def comparisons_page() -> str:
         quoted("compare_width_bound.txt", intro="`benchmarks/compare_width_bound.py`: Pratt's identity and a linear "
                "programme per δ' (ternary cells, exact sums), Neyman–Pearson over the population family (the others)"),
         details("every cell", read("compare_width_bound.txt")),
+        "### The worst non-ternary cells again, with more benchmarks",
+        quoted("compare_typeI_check.txt", title=None, intro="`benchmarks/compare_typeI_check.py`"),
         "### Power against the best valid test where d_t ∈ {−1, 0, 1}",
         quoted("compare_power_T20.txt", title=None, intro="`benchmarks/paired_bound.py --power 20`: exact sums; "
                "the best valid test per cell and the best one test can do over all cells are integer programmes"),
