@@ -28,18 +28,19 @@ The p-value tests δ = 0 with the same statistic:
   agree on excluding 0 (checked per row: ``interval_excludes_0``, ``p_below_alpha``, ``interval_note``);
 * otherwise, where at least :data:`MIN_DIFFERING_FOR_T` = 5 tasks differ (``"skew t"``): the union of the paired t
   interval d̄ ± t_{T−1}·s/√T and Hall's (1992) skewness-corrected t interval {δ : |√T·h((d̄ − δ)/s)| < t_{T−1}},
-  h(u) = u + γu²/3 + γ²u³/27 + γ/(6T) (monotone; γ the sample skewness shrunk towards 0 by its normal-theory
-  variance — the jackknife's or 6/T), with p = max(p_t, p_Hall) — below α exactly when 0 is outside the union. With n > k trials the
-  differences of unbiased pass^k estimates are not ternary and, where one agent is clearly better at k > 1, skewed
+  h(u) = u + γu²/3 + γ²u³/27 + γ/(6T) (monotone; γ the sample skewness shrunk towards 0 by its variance, the
+  larger of the jackknife's and the normal-theory 6/T), with p = max(p_t, p_Hall) — below α exactly when 0 is
+  outside the union. With n > k trials the differences of unbiased pass^k estimates are not ternary and, where one agent is clearly better at k > 1, skewed
   (most tasks 0, a tail towards ±1); the paired t then misses the true δ on the side of the tail (90.6 % at T = 20,
   n = 8, k = 4 in the calibration). Hall's interval reaches further towards the tail; the union keeps the t's end on
   the other side, so the test rejects only where the t does (no loss of power on the side of the effect) and the
   interval is never shorter than the t's. The score construction's atom at ±1 — the right model where a task's
-  difference can only be −1, 0 or 1 — made the interval 1.3–2.2× the t's here; a symmetric Edgeworth-calibrated
-  critical value widened where skewed too but lost up to half the t's power there, and Hall's interval alone
-  under-covered δ = 0 (88.8 %: a noisy sample skewness pulls one end in). Heavy-tailed, nearly symmetric
-  differences (a quarter of the tasks differing a lot, n = 8, k = 1, T = 20) stay a case the t-based interval
-  under-covers (the measured figures: ``docs/calibration/comparisons.md``);
+  difference can only be −1, 0 or 1 — made the interval 1.3–2.2× the t's here (a first run of
+  ``benchmarks/calibration_compare_delta.py``). Alternatives tried on the failing cells and not kept: a symmetric
+  Edgeworth-calibrated critical value (widens where skewed, but on both sides, so it rejects far less often than the
+  t where there is an effect) and Hall's interval alone (a noisy sample skewness pulls one end in: it under-covered
+  δ = 0). Heavy-tailed, nearly symmetric differences (a quarter of the tasks differing a lot, n = 8, k = 1,
+  T = 20) stay a case the t-based interval under-covers (``docs/calibration/comparisons.md``);
 * non-ternary with fewer than 5 tasks differing (``"normal"``): the score construction, p = 2·Φ(−|z(0)|) and
   c = z_{1−α/2}.
 
