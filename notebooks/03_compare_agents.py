@@ -5,7 +5,7 @@
 # of the per-task pass^k estimates, d_t = Û_k(A) − Û_k(B). tauk reports the mean difference with a **score test**
 # and its own interval, so the interval excludes 0 exactly when p < 0.05: Tango's score interval with the exact
 # unconditional p-value where every d_t is −1, 0 or 1 (type-I ≤ 5 % at every rate of differing tasks), the paired t
-# where d_t is not and at least 5 tasks differ. Unlike the paired t interval alone it covers a true difference away
+# (widened towards a skewed tail) where d_t is not and at least 5 tasks differ. Unlike the paired t interval alone it covers a true difference away
 # from 0 when few tasks differ, and it is never [0, 0]. The paired t (`t_low`, `t_high`, `p_t`), the exact sign-flip
 # p (`p_signflip`, = exact McNemar with one trial per task), Wilcoxon and McNemar are cross-checks; `test="t"` makes
 # the paired t the headline, `method="bca"` gives the paired task-bootstrap interval instead. tauk adjusts many
