@@ -55,8 +55,9 @@ def tables(v):
     return C, W
 
 
-def solve(alts, nulls):
-    """max t s.t. Σ x·C_c ≥ t (alt cells), Σ x·W_c ≤ BUDGET (null cells), Σ_m x_jm = 1 per bin j."""
+def solve(alts, nulls, null_covs=(), rise=None):
+    """max t s.t. Σ x·C_c ≥ t (alt cells), Σ x·W_c ≤ BUDGET (null cells), Σ_m x_jm = 1 per bin j; with ``rise``,
+    also coverage without a run effect ≤ report-only + ``rise`` (``null_covs``: those cells' coverage tables)."""
     nb, nw = len(EDGES), WS.size
     nv = nb * nw + 1
     c = np.zeros(nv)
@@ -68,6 +69,10 @@ def solve(alts, nulls):
     for W in nulls:
         A.append(np.append(W.reshape(-1), 0.0))
         bnd.append(BUDGET)
+    if rise is not None:
+        for C in null_covs:
+            A.append(np.append(C.reshape(-1), 0.0))
+            bnd.append(float(C[:, 0].sum()) + rise)
     Aeq = np.zeros((nb, nv))
     for j in range(nb):
         Aeq[j, j * nw:(j + 1) * nw] = 1.0
@@ -124,8 +129,8 @@ def main(argv=None):
     reps = next(iter(cells.values()))[("pop", 1)][0].size
     out(f"# LP bound on Q-driven widening rules: {reps} benchmarks a cell (in sample), populations {', '.join(pops)}; "
         f"null width budget ×{BUDGET}")
-    out("group (T, R, k) | best worst-cell coverage at σ_run ∈ {0.2, 0.5} | report-only worst | per-cell oracle "
-        "bound, worst cell")
+    out("group (T, R, k) | best worst-cell coverage at σ_run ∈ {0.2, 0.5} | the same when coverage without a run "
+        "effect may also rise by ≤ 1 point | report-only worst | per-cell oracle bound, worst cell")
     verdict = []
     for R in (4, 8):
         for T in (20, 50):
@@ -135,18 +140,24 @@ def main(argv=None):
                 alts = [tab[(pop, sd)][0] for pop in pops for sd in (0.2, 0.5)]
                 nulls = [tab[(pop, 0.0)][1] for pop in pops]
                 best = solve(alts, nulls)
+                best1 = solve(alts, nulls, [tab[(pop, 0.0)][0] for pop in pops], rise=0.01)
                 rep = min(float(C[:, 0].sum()) for C in alts)
                 oracle = [(solve([tab[(pop, sd)][0]], [tab[(pop, 0.0)][1]]), pop, sd) for pop in pops
                           for sd in (0.2, 0.5)]  # fmt: skip
                 o = min(oracle)
-                out(f"T={T:>2} R={R} k={k} | {100 * best:5.1f} | {100 * rep:5.1f} | {100 * o[0]:5.1f} ({o[1]}, σ={o[2]})")
-                verdict.append((R, T, k, best))
+                out(f"T={T:>2} R={R} k={k} | {100 * best:5.1f} | {100 * best1:5.1f} | {100 * rep:5.1f} | "
+                    f"{100 * o[0]:5.1f} ({o[1]}, σ={o[2]})")
+                verdict.append((R, T, k, best, best1))
     for R in (4, 8):
         sel = [v for v in verdict if v[0] == R]
         bad = [v for v in sel if v[3] < 0.93]
         out(f"R = {R}: best achievable worst-cell coverage {100 * min(v[3] for v in sel):.1f}–"
             f"{100 * max(v[3] for v in sel):.1f} %; groups below 93 %: "
             + (", ".join(f"T={v[1]} k={v[2]} ({100 * v[3]:.1f} %)" for v in bad) if bad else "none"))
+        bad = [v for v in sel if v[4] < 0.93]
+        out(f"R = {R}, coverage without a run effect also within +1 point: best achievable worst-cell coverage "
+            f"{100 * min(v[4] for v in sel):.1f}–{100 * max(v[4] for v in sel):.1f} %; groups below 93 %: "
+            + (", ".join(f"T={v[1]} k={v[2]} ({100 * v[4]:.1f} %)" for v in bad) if bad else "none"))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + "\n")
