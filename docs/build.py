@@ -437,7 +437,7 @@ def dependence_page() -> str:
     name = "dependence_calibration.txt"
     text = read(name)
     head = [line for line in text.splitlines() if re.match(r"(σ_run = |summary, ρ|compare, ρ)", line)]
-    rules, bound = "run_effect_rules.txt", "run_effect_bound.txt"
+    rules, bound, cw = "run_effect_rules.txt", "run_effect_bound.txt", "run_effect_compare_width.txt"
     rule_lines = [line for line in read(rules).splitlines() if re.match(r"R = \d", line)]
     bound_lines = [line.removeprefix("# ") for line in read(bound).splitlines()
                    if re.match(r"(R = \d|k = \d|# LP bound, one population)", line)]
@@ -473,6 +473,11 @@ def dependence_page() -> str:
         "the second figure, coverage without one rising by ≤ 1 point) "
         f"(`benchmarks/run_effect_bound.py`, `{source(bound)}`; in sample, so the bounds flatter the rules):",
         "\n".join(f"- {line}" for line in bound_lines),
+        "Open: where either agent's σ̂²_run > 0 `compare()`'s headline interval is the t interval with the run parts, "
+        "not the report-only interval widened — at k = n, where the report-only interval is the score interval for "
+        "ternary differences, the adjusted one is then often the narrower, without any run effect "
+        f"(`benchmarks/run_effect_compare_width.py`, `{source(cw)}`):",
+        fence(read(cw).strip()),
         "`run_effects=\"report\"` gives the intervals without the run variance. With one pass per agent a run "
         "effect cannot be separated from the figure or the agent difference; the summary and comparison notes say "
         "so and point to the noise floor (`tauk.stats.noise`).",
