@@ -115,10 +115,20 @@ def test_the_readme_run_effect_and_cluster_figures_are_the_results_files():
     """README's rows for tauk.stats.dependence quote benchmarks/results/dependence_calibration.txt's summary lines."""
     text = build.read("dependence_calibration.txt")
     readme = (build.ROOT / "README.md").read_text(encoding="utf-8")
-    assert "σ_run = 0.5: adjusted coverage 93.3–97.7 % (before 85.3–96.3 %)" in text
-    assert "run variance added: 93.3–97.7 %" in readme and "task-level interval: 85.3–96.3 %" in readme
-    assert "σ_run = 0.2: type-I adjusted 2.5–4.0 % (before 4.8–8.0 %)" in text
-    assert "σ_run = 0.5: type-I adjusted 1.5–4.2 % (before 7.2–28.7 %)" in text
-    assert "| 1.5–4.2 % | paired t: 4.8–28.7 % |" in readme
+    for line in ("σ_run = 0.2, R = 4: adjusted coverage 94.6–98.0 % (before 92.4–97.4 %)",
+                 "σ_run = 0.2, R = 8: adjusted coverage 93.6–97.4 % (before 90.8–96.6 %)",
+                 "σ_run = 0.5, R = 4: adjusted coverage 94.0–97.4 % (before 80.2–95.4 %)",
+                 "σ_run = 0.5, R = 8: adjusted coverage 95.4–98.2 % (before 86.2–96.0 %)",
+                 "σ_run = 0, R = 4: coverage moves by +0.4 … +2.2 points, width ×1.040 … ×1.163",
+                 "σ_run = 0, R = 8: coverage moves by +0.2 … +2.4 points, width ×1.018 … ×1.051"):
+        assert line in text, line
+    assert "run variance added: 93.6–98.2 %" in readme and "task-level interval: 80.2–97.4 %" in readme
+    assert "×1.04–1.16 the width at 4 passes, ×1.02–1.05 at 8" in readme
+    for line in ("σ_run = 0.2, R = 4: type-I adjusted 0.6–4.6 % (before 1.4–10.4 %)",
+                 "σ_run = 0.2, R = 8: type-I adjusted 0.0–5.4 % (before 0.0–10.0 %)",
+                 "σ_run = 0.5, R = 4: type-I adjusted 0.6–5.6 % (before 1.2–26.6 %)",
+                 "σ_run = 0.5, R = 8: type-I adjusted 0.0–5.8 % (before 0.0–27.6 %)"):
+        assert line in text, line
+    assert "| 0.0–5.8 % | without the run variance: 0.0–27.6 % |" in readme
     assert "summary, ρ = 0.3: coverage with cluster= 94.7–97.3 % (without 88.3–96.0 %)" in text
     assert "CR2 hull: 94.7–97.3 % | 88.3–96.0 %" in readme
