@@ -7,7 +7,8 @@
   ``adjusted_for`` saying so;
 * :func:`comparison_dependence` — for :func:`tauk.stats.compare`: the same per agent, and where either agent has a
   run variance or ``cluster=`` is given, the headline p-value and interval from one t test whose variance is
-  (cluster-robust or task-level) + V_run(A) + V_run(B), each part with its own t quantile.
+  (cluster-robust or task-level) + V_run(A) + V_run(B), each part with its own t quantile — joined with the
+  task-level test (the hull of the two intervals, the larger p), so an adjustment never narrows a comparison.
 """
 
 from __future__ import annotations
@@ -272,9 +273,16 @@ def comparison_dependence(row: dict[str, Any], tasks: pl.DataFrame, k: int, re_a
     lo, hi, p, nu = satterthwaite(float(np.mean(d)), parts, level)
     if not np.isfinite(p):
         return out, notes
+    # never narrower than the task-level test: the hull of its interval and the adjusted one, the larger p (where
+    # the run variance estimate is small the adjusted t alone can be narrower than the score interval at k = n)
+    lo0, hi0, p0 = row.get("ci_low"), row.get("ci_high"), row.get("p_value")
+    if lo0 is not None and hi0 is not None and np.isfinite(lo0) and np.isfinite(hi0):
+        lo, hi = min(lo, lo0), max(hi, hi0)
+    if p0 is not None and np.isfinite(p0):
+        p = max(p, p0)
     out.update({"ci_low": lo, "ci_high": hi, "p_value": p, "df": nu, "adjusted_for": "; ".join(label)})
-    if "interval_excludes_0" in out:  # the adjusted test's p is the α where its interval reaches 0: they agree
-        out["interval_excludes_0"] = bool(lo > 0 or hi < 0)
+    if "interval_excludes_0" in out:  # each test's p is the α where its interval reaches 0, so the hull and the
+        out["interval_excludes_0"] = bool(lo > 0 or hi < 0)  # larger p agree
         out["p_below_alpha"] = bool(p < 1.0 - level)
     return out, notes
 
