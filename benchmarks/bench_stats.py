@@ -25,7 +25,9 @@ about √2 · sd_MC, with sd_MC ≈ √(α(1−α)) / (φ(z_α) √B) · se (the
 Run:  python benchmarks/bench_stats.py [--tasks 10000] [--trials 16] [--resamples 9999] [--one-group]
 ``--one-group`` times only the one-group target through ``tauk.stats.summarize`` (nothing dropped, and 10 % of the
 trials dropped), against scipy's BCa × 8 on the same group in the same run
-(``benchmarks/results/bench_stats_one_group.txt``).
+(``benchmarks/results/bench_stats_one_group.txt``); ``--one-group --baseline DIR`` times it for this tree and for
+the tauk source tree in DIR (e.g. ``git archive`` of the commit before a change), alternating processes so both see
+the same load, and prints the ratios.
 Exit status 1 if the default or the BCa path is less than 20× faster than scipy, an endpoint disagrees, or the
 one-group default interval takes more than 50 ms.
 """
@@ -33,6 +35,7 @@ one-group default interval takes more than 50 ms.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -76,7 +79,16 @@ def main() -> int:
     ap.add_argument("--resamples", type=int, default=9_999)
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--one-group", action="store_true", help="time only the one-group target (T=50, n=8, k=1…8)")
+    ap.add_argument("--baseline", default=None, help="with --one-group: also time the tauk source tree in this folder "
+                    "(e.g. an export of main), alternating with this one, in the same run")
+    ap.add_argument("--rounds", type=int, default=3, help="with --baseline: alternations (medians reported)")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one_group() timings, for --baseline
     args = ap.parse_args()
+    if args.one_group and args.json:
+        print(json.dumps(dict(zip(ONE_GROUP_FIELDS, one_group()))))
+        return 0
+    if args.one_group and args.baseline:
+        return report_against_baseline(args.baseline, args.rounds)
     if args.one_group:
         return report_one_group()
     T, n, B, level = args.tasks, args.trials, args.resamples, args.level
@@ -169,6 +181,39 @@ def report_one_group() -> int:
           f"(baseline, this run): summarize {t_ref / t_sum:.1f}× faster, {t_ref / t_drop:.1f}× with drops; "
           "required ≤ 50 ms")  # fmt: skip
     return 0 if max(t_sum, t_drop) <= 0.050 else 1
+
+
+ONE_GROUP_FIELDS = ("model_interval", "pass_hat_k", "summarize", "summarize_dropped", "scipy_bca_x8")
+
+
+def report_against_baseline(baseline: str, rounds: int) -> int:
+    """The one-group timings of this tree and of the tree in ``baseline`` (each in its own process, alternating
+    ``rounds`` times, so that both see the same load), their medians and the ratios this / baseline. Exit status 1
+    if this tree's summaries take more than 50 ms."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    here = Path(__file__).resolve()
+    trees = {"this": str(here.parents[1]), "baseline": str(Path(baseline).resolve())}
+    runs: dict[str, list[dict]] = {k: [] for k in trees}
+    for _ in range(rounds):
+        for name, tree in trees.items():
+            env = {**os.environ, "PYTHONPATH": tree}
+            out = subprocess.run([sys.executable, str(here), "--one-group", "--json"], env=env, check=True,
+                                 capture_output=True, text=True).stdout  # fmt: skip
+            runs[name].append(json.loads(out.strip().splitlines()[-1]))
+    med = {name: {f: float(np.median([r[f] for r in rs])) for f in ONE_GROUP_FIELDS} for name, rs in runs.items()}
+    print(f"one group (T=50, n=8, k=1…8), best of 20 per process, median of {rounds} alternating processes per tree; "
+          f"baseline tree {trees['baseline']}")
+    print(f"{'':<20} {'this (ms)':>10} {'baseline (ms)':>14} {'this / baseline':>16}")
+    for f in ONE_GROUP_FIELDS:
+        a, b = 1000 * med["this"][f], 1000 * med["baseline"][f]
+        print(f"{f:<20} {a:>10.1f} {b:>14.1f} {a / b:>16.2f}")
+    t, b = med["this"], med["baseline"]
+    print(f"dropped-trial overhead (summarize with 10 % dropped ÷ without): this {t['summarize_dropped'] / t['summarize']:.2f}, "
+          f"baseline {b['summarize_dropped'] / b['summarize']:.2f}; required ≤ 50 ms")
+    return 0 if max(t["summarize"], t["summarize_dropped"]) <= 0.050 else 1
 
 
 def one_group(repeats: int = 20) -> tuple[float, float]:

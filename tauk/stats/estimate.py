@@ -68,9 +68,12 @@ def estimate_group(
     metric: str = "pass^k",
     options: IntervalOptions = NO_INTERVAL,
     progress: bool | None = None,
+    model: dict | None = None,
 ) -> list[dict[str, Any]]:
     """One row per k: estimate, SEs, intervals (``options``; none when ``options.ci`` is None) and what made them,
-    and how many tasks entered / were left out (n_t < k). See :mod:`tauk.stats.intervals` for the intervals."""
+    and how many tasks entered / were left out (n_t < k). See :mod:`tauk.stats.intervals` for the intervals.
+    ``model``: the group's model intervals at ``ks`` if the caller fitted them already (see
+    :func:`~tauk.stats.intervals.group.group_intervals`)."""
     ci = options.ci
     if not ks or g.T == 0:
         return [_empty_row(k, g, ci) for k in ks]
@@ -88,7 +91,7 @@ def estimate_group(
     if ci is None:
         ivs = [dict.fromkeys(INTERVAL_FIELDS) for _ in ks]
     else:
-        ivs = group_intervals(g, ks, U, est, se_rerun, metric, options, progress)
+        ivs = group_intervals(g, ks, U, est, se_rerun, metric, options, progress, model)
     rows = []
     for j, k in enumerate(ks):
         rows.append(

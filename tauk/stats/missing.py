@@ -45,8 +45,8 @@ from tauk.conventions import MIN_COVERAGE, TASK_KEY
 from tauk.errors import StatsWarning, TaukError
 
 from .estimate import NO_INTERVAL, estimate_group
-from .intervals.group import MODEL
-from .intervals.model import FALLBACK, model_interval_batch
+from .intervals.group import MODEL, group_model
+from .intervals.model import FALLBACK, fit_posterior, model_interval_batch
 from .intervals.model_check import CHECK_ALPHA
 from .options import IntervalOptions, finite_or_none
 from .tasks import GroupTasks, is_task_counts, reward_flags
@@ -58,8 +58,11 @@ __all__ = [
     "PlannedTasks",
     "add_missing",
     "bound_rows",
+    "bound_counts",
     "check_min_coverage",
     "coverage_notes",
+    "model_with_bounds",
+    "stacks_bounds",
     "planned_tasks",
 ]
 
@@ -168,9 +171,11 @@ def _bound_group(planned: np.ndarray, kept: np.ndarray, c: np.ndarray, side: str
 
 
 def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: IntervalOptions = NO_INTERVAL,
-               metric: str = "pass^k", num_trials: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
+               metric: str = "pass^k", num_trials: int | None = None, posterior=None) -> list[dict[str, Any]]:  # fmt: skip
     """The :data:`BOUND_FIELDS` of each k from per-task planned trials, kept trials and successes among the kept
-    (the array core of :func:`add_missing`; intervals by ``options``, none when its ``ci`` is None).
+    (the array core of :func:`add_missing`; intervals by ``options``, none when its ``ci`` is None). ``posterior``:
+    the two bounds' fitted posterior points (rows: dropped = fail, = success) when the caller fitted them with others
+    (:func:`model_with_bounds`); the model method only.
 
     >>> r = bound_rows([4, 4], [2, 4], [2, 1], ks=[1, 2])
     >>> [(round(x["estimate_dropped_fail"], 4), round(x["estimate_dropped_success"], 4)) for x in r]
@@ -184,14 +189,12 @@ def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: Inte
     if not ks or not np.any(planned > 0):
         return out
     if options.ci is not None and options.method == MODEL:  # both bounds from one call, population interval only
-        m = planned > 0
-        n2 = np.stack([planned[m], planned[m]])
-        c2 = np.stack([c[m], (c + planned - kept)[m]])
+        n2, c2, _ = bound_counts(PlannedTasks((), np.empty(0), planned, kept, c, num_trials, True))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", StatsWarning)  # k above every task: the rows say so already
             warnings.simplefilter("ignore", RuntimeWarning)
             r = model_interval_batch(n2, c2, list(ks), metric=metric, estimand="population", check_alpha=CHECK_ALPHA,
-                                     fallback=FALLBACK, options=options)  # fmt: skip
+                                     fallback=FALLBACK, options=options, posterior=posterior)  # fmt: skip
         for i, side in enumerate(("fail", "success")):
             for j, o in enumerate(out):
                 o[f"estimate_dropped_{side}"] = finite_or_none(r.estimate[i, j])
@@ -206,13 +209,52 @@ def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: Inte
     return out
 
 
+def bound_counts(p: PlannedTasks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (n, c) of the two bounds as one (2 × T) pair: the planned trials, with the dropped ones failures (row 0)
+    and successes (row 1), over the tasks with a planned trial."""
+    m = p.planned > 0
+    n = np.stack([p.planned[m], p.planned[m]])
+    return n, np.stack([p.c[m], (p.c + p.planned - p.kept)[m]]), m
+
+
+def model_with_bounds(g: GroupTasks, ks: Sequence[int], p: PlannedTasks, options: IntervalOptions,
+                      metric: str = "pass^k") -> tuple[dict, list[dict[str, Any]]]:  # fmt: skip
+    """One group's model intervals (both estimands, as :func:`~tauk.stats.intervals.group.group_model` gives them)
+    and its dropped-trial :data:`BOUND_FIELDS` at ``ks``, the three posteriors (the kept trials, dropped = fail,
+    dropped = success) fitted in one vectorised call (:func:`~tauk.stats.intervals.model.fit_posterior`). Each
+    result is what the separate calls give (the same checks, fallbacks and random streams), to rounding."""
+    bn, bc, _ = bound_counts(p)
+    T = max(g.T, bn.shape[1])
+    N = np.zeros((3, T), dtype=np.int64)
+    C = np.zeros((3, T), dtype=np.int64)
+    N[0, : g.T], C[0, : g.T] = g.n, g.c
+    N[1:, : bn.shape[1]], C[1:, : bn.shape[1]] = bn, bc
+    post = fit_posterior(N, C, metric)
+    main = group_model(g, ks, metric, options, "both", posterior=tuple(x[:1] for x in post))
+    bounds = bound_rows(p.planned, p.kept, p.c, ks, options, metric, p.num_trials,
+                        posterior=tuple(x[1:] for x in post))  # fmt: skip
+    return main, bounds
+
+
+def stacks_bounds(options: IntervalOptions, g: GroupTasks, ks: Sequence[int], p: PlannedTasks | None) -> bool:
+    """Whether :func:`model_with_bounds` applies: the model's interval, a group with tasks, a reward and ks, that
+    dropped trials (its bounds would otherwise be fitted apart by :func:`add_missing`)."""
+    return (options.ci is not None and options.method == MODEL and bool(ks) and g.T > 0 and g.evaluated
+            and p is not None and p.n_dropped > 0 and p.evaluated and bool(np.any(p.planned > 0)))  # fmt: skip
+
+
 def add_missing(long: pl.DataFrame, groups: pl.DataFrame, prepared: pl.DataFrame, by: tuple[str, ...],
-                ks: Sequence[int] | None, options: IntervalOptions, min_coverage: float, metric: str = "pass^k"
+                ks: Sequence[int] | None, options: IntervalOptions, min_coverage: float, metric: str = "pass^k",
+                plan: dict[tuple, PlannedTasks] | None = None, fitted: dict[tuple, tuple[tuple, list]] | None = None,
                 ) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
     """``long`` with the :data:`BOUND_FIELDS` (equal to the estimate and its interval where nothing was dropped;
     rows added, estimate null, for the ks of a group that kept no trial) and ``groups`` with the
-    :data:`COVERAGE_FIELDS` (null for a group with no planned trial, e.g. a run without simulations)."""
-    plan = planned_tasks(prepared, by)
+    :data:`COVERAGE_FIELDS` (null for a group with no planned trial, e.g. a run without simulations).
+
+    ``plan``: :func:`planned_tasks` of ``prepared`` if the caller has it; ``fitted``: per group key, (ks, bound
+    rows) the caller already computed (:func:`model_with_bounds`) — used where the ks match."""
+    plan = planned_tasks(prepared, by) if plan is None else plan
+    fitted = fitted or {}
     bykeys = list(by)
     base = long.with_columns(
         pl.col("estimate").alias("estimate_dropped_fail"), pl.col("ci_low").alias("ci_low_dropped_fail"),
@@ -227,7 +269,11 @@ def add_missing(long: pl.DataFrame, groups: pl.DataFrame, prepared: pl.DataFrame
         if not p.n_dropped or not p.evaluated:
             continue
         kk = had.get(key) or list(ks if ks is not None else p.default_ks())
-        rows = bound_rows(p.planned, p.kept, p.c, kk, options, metric, p.num_trials)
+        done = fitted.get(key)
+        if done is not None and list(done[0]) == list(kk):
+            rows = done[1]
+        else:
+            rows = bound_rows(p.planned, p.kept, p.c, kk, options, metric, p.num_trials)
         for k, r in zip(kk, rows):
             rec = {**dict(zip(bykeys, key)), "k": k, **r}
             (fixes if key in had else extra_rows).append(rec)

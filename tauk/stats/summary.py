@@ -32,13 +32,22 @@ from .dependence.adjust import K_FIELDS as DEP_K_FIELDS
 from .dependence.adjust import check_run_effects, summary_dependence, summary_notes
 from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, resolve_ks, warn_excluded
 from .intervals.group import interval_notes
-from .missing import BOUND_FIELDS, add_missing, check_min_coverage, coverage_notes
+from .missing import (
+    BOUND_FIELDS,
+    add_missing,
+    check_min_coverage,
+    coverage_notes,
+    model_with_bounds,
+    planned_tasks,
+    stacks_bounds,
+)
 from .options import IntervalOptions, interval_options
 from .substantive import SUBSTANTIVE_FIELDS, substantive_figures, substantive_notes
 from .tasks import (
     SETUP_NOTE,
     as_trials,
     is_task_counts,
+    kept_expr,
     normalize_by,
     normalize_k,
     prepare_trials,
@@ -397,8 +406,15 @@ def summarize(
     grows: dict[str, list] = {c: [] for c in by_t}
     gschema = {c: t for c, t in GROUP_SCHEMA.items() if c not in by_t}
     grows.update({c: [] for c in gschema})
+    plan = planned_tasks(df, by_t)
+    fitted = {}
     for g in groups:
-        rows = estimate_group(g, resolve_ks(g, ks), "pass^k", opts, progress)
+        gks = resolve_ks(g, ks)
+        model = None
+        if stacks_bounds(opts, g, gks, plan.get(g.key)):  # dropped trials: the bounds' fits join the group's
+            model, bounds = model_with_bounds(g, gks, plan[g.key], opts)
+            fitted[g.key] = (gks, bounds)
+        rows = estimate_group(g, gks, "pass^k", opts, progress, model=model)
         keyed.append((g.key, rows))
         m = meta_rows[g.key]
         for i, c in enumerate(by_t):
@@ -425,7 +441,7 @@ def summarize(
                                               adjust=check_run_effects(run_effects) == "adjust")
     gframe = (gframe.join(dep, on=list(by_t), how="left", nulls_equal=True, maintain_order="left") if by_t
               else pl.concat([gframe, dep], how="horizontal") if gframe.height == dep.height else gframe)  # fmt: skip
-    long, gframe = add_missing(long, gframe, df, by_t, ks, opts, min_coverage)
+    long, gframe = add_missing(long, gframe, df, by_t, ks, opts, min_coverage, plan=plan, fitted=fitted)
     counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
     pooling = _pooling_notes(trials, df, by_t) if pool_setups else ()
     return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe, long, reward,
@@ -443,8 +459,12 @@ def _with_other_infra(long: pl.DataFrame, raw: pl.DataFrame, df: pl.DataFrame, b
     if counts:  # the same counts under the other rule: infrastructure errors are never successes
         kept = pl.col("trials") if other == "fail" else pl.col("trials") - pl.col("infra")
         raw = raw.with_columns(kept.alias("kept"), pl.lit(other).alias("infra_rule"))
+    if counts:
+        other_df = prepare_trials(raw, other, reward)
+    else:  # prepare_trials differs between the conventions in ``_kept`` alone
+        other_df = df.with_columns(kept_expr(other))
     rows = []
-    for g in task_groups(prepare_trials(raw, other, reward), by_t):
+    for g in task_groups(other_df, by_t):
         for r in estimate_group(g, resolve_ks(g, ks), "pass^k"):
             rows.append((*g.key, r["k"], r["estimate"]))
     keys = [*by_t, "k"]

@@ -65,6 +65,7 @@ __all__ = [
     "u_hat_at",
     "unbiased_means",
     "prepare_trials",
+    "kept_expr",
     "GroupTasks",
     "task_groups",
     "resolve_by",
@@ -193,6 +194,13 @@ def reward_flags() -> tuple[pl.Expr, pl.Expr]:
     return rewarded, rewarded & ~binary
 
 
+def kept_expr(infra: str) -> pl.Expr:
+    """The ``_kept`` column of :func:`prepare_trials` under an infrastructure convention — the only column the two
+    conventions make differently from the same trials."""
+    check_infra(infra)
+    return (~pl.col("_infra") if infra == "drop" else pl.lit(True)).alias("_kept")
+
+
 def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> pl.DataFrame:
     """Add ``_infra``, ``_success`` and ``_den`` (the τ-bench per-run N, else null); apply the infra convention.
 
@@ -236,7 +244,7 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
     )
     df = df.with_columns(
         (success_expr("reward") & ~pl.col("_infra")).alias("_success"),
-        (~pl.col("_infra") if infra == "drop" else pl.lit(True)).alias("_kept"),
+        kept_expr(infra),
         # τ-bench: N = number of distinct trial indices in the run (over all of the run's rows)
         pl.when(pl.col("format") == "taubench")
         .then(pl.col("trial").drop_nulls().n_unique().over("run_id"))

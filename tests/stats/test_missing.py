@@ -178,3 +178,87 @@ def test_rerun_reason_where_n_below_2k():
     f = {r["k"]: r for r in tauk.stats.pass_hat_k(make_trials(rows), k=[1, 2, 3]).to_frame().iter_rows(named=True)}
     assert f[1]["rerun_interval_method"] == "model" and f[2]["rerun_interval_method"] == "model"
     assert f[3]["rerun_interval_method"].startswith("model (n<2k: ")
+
+
+# ------------------------------------------------------------------- one vectorised fit for a group and its bounds
+def _random_dropped(T=20, n=4, seed=3, share=0.15, agents=("a",)) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for agent in agents:
+        p = rng.beta(0.8, 0.6, T)
+        for t in range(T):
+            for i in range(n):
+                infra = rng.random() < share
+                rows.append({"task_id": t, "trial": i, "num_trials": n, "agent": agent,
+                             "reward": 0.0 if infra else float(rng.random() < p[t]),
+                             "termination_reason": "infrastructure_error" if infra else "user_stop"})  # fmt: skip
+    return make_trials(rows)
+
+
+def test_dropped_trials_cost_no_second_posterior_fit(monkeypatch):
+    """Speed (issue 23): a group with dropped trials fits its own posterior and its two bounds' in one vectorised
+    call — as many fits as a summary without drops (before: one more per group)."""
+    import tauk.stats.intervals.model as model_mod
+
+    calls = []
+    real = model_mod.posterior_points
+
+    def counting(n, *a, **kw):
+        calls.append(np.shape(n)[0])
+        return real(n, *a, **kw)
+
+    monkeypatch.setattr(model_mod, "posterior_points", counting)
+    frame = _random_dropped(agents=("a", "b"))
+    _quiet_summary(frame.with_columns(pl.lit("user_stop").alias("termination_reason")))
+    plain = list(calls)
+    calls.clear()
+    _quiet_summary(frame)
+    assert len(calls) == len(plain) == 2  # one fit per group
+    assert calls == [3, 3]  # the kept trials, dropped = fail, dropped = success
+
+
+@pytest.mark.parametrize("metric", ["pass^k", "pass@k"])
+def test_model_with_bounds_equals_the_separate_fits(metric):
+    from tauk.stats.estimate import NO_INTERVAL
+    from tauk.stats.intervals.group import group_model
+    from tauk.stats.missing import bound_rows, model_with_bounds, planned_tasks
+    from tauk.stats.options import IntervalOptions
+    from tauk.stats.tasks import prepare_trials, task_groups
+
+    df = prepare_trials(_random_dropped(T=15, n=5, seed=8, share=0.2), "drop")
+    g = task_groups(df, ("agent",))[0]
+    p = planned_tasks(df, ("agent",))[g.key]
+    assert p.n_dropped > 0
+    opts = IntervalOptions(ci=0.95, method="model")
+    ks = [1, 2, 3]
+    main, bounds = model_with_bounds(g, ks, p, opts, metric)
+    assert bounds == bound_rows(p.planned, p.kept, p.c, ks, opts, metric, p.num_trials)  # bit-equal
+    alone = group_model(g, ks, metric, opts, "both")
+    for est in ("population", "fixed"):
+        for f in ("lo", "hi", "posterior_mean"):
+            np.testing.assert_allclose(getattr(main[est], f), getattr(alone[est], f), rtol=0, atol=1e-12)
+        assert main[est].check_p == alone[est].check_p and main[est].source == alone[est].source
+    assert bound_rows(p.planned, p.kept, p.c, ks, NO_INTERVAL)[0]["ci_low_dropped_fail"] is None
+
+
+def test_summary_with_drops_equals_its_parts():
+    """The stacked fit changes nothing a summary reports beyond rounding: the group's intervals are pass_hat_k's,
+    each bound is the summary of the frame with the dropped trials filled in."""
+    frame = _random_dropped(T=12, n=4, seed=5, share=0.2)
+    s = _quiet_summary(frame)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = tauk.stats.pass_hat_k(frame, by="agent")
+    a, b = s.pass_hat_k.sort("k"), ref.frame.sort("k")
+    for col in ("ci_low", "ci_high", "rerun_ci_low", "rerun_ci_high"):
+        np.testing.assert_allclose(a[col].to_numpy(), b[col].to_numpy(), rtol=0, atol=1e-12)
+    assert a["model_check_p"].to_list() == b["model_check_p"].to_list()
+
+
+def test_other_infra_estimate_without_re_preparing():
+    """estimate_infra_fail (infra="drop") is the estimate of the same trials under infra="fail", and back."""
+    frame = _random_dropped(T=10, n=4, seed=2, share=0.25)
+    drop = _quiet_summary(frame, ci=None, k=[1, 2, 3]).pass_hat_k.sort("k")
+    fail = _quiet_summary(frame, ci=None, infra="fail", k=[1, 2, 3]).pass_hat_k.sort("k")
+    assert drop["estimate_infra_fail"].to_list() == fail["estimate"].to_list()
+    assert fail["estimate_infra_drop"].to_list() == drop["estimate"].to_list()

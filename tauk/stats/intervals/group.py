@@ -42,6 +42,7 @@ __all__ = [
     "MODEL",
     "INTERVAL_FIELDS",
     "group_intervals",
+    "group_model",
     "interval_notes",
 ]
 
@@ -68,12 +69,15 @@ re-run's variance there, only a lower bound (:mod:`~tauk.stats.intervals.rerun_f
 Beta shape; calibrated to ≥ 93 % there, ≥ 94 % where every n_t ≥ 2k (``docs/calibration/intervals.md``)."""
 
 
-def _model(g: GroupTasks, ks: Sequence[int], metric: str, options: IntervalOptions, estimand: str):
+def group_model(g: GroupTasks, ks: Sequence[int], metric: str, options: IntervalOptions, estimand: str,
+                posterior=None):  # fmt: skip
+    """The model's interval(s) of one group as tauk reports them (its check, its fallback); ``posterior``: the group's
+    fitted posterior points when a caller fitted it together with others (:func:`~.model.fit_posterior`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", StatsWarning)  # k above every task: reported by the caller (n_tasks)
         warnings.simplefilter("ignore", RuntimeWarning)
         return model_interval(g.n, g.c, list(ks), metric=metric, estimand=estimand, check_alpha=CHECK_ALPHA,
-                              fallback=FALLBACK, options=options)  # fmt: skip
+                              fallback=FALLBACK, options=options, posterior=posterior)  # fmt: skip
 
 
 def _label(source: str) -> str:
@@ -98,15 +102,17 @@ def group_intervals(
     metric: str,
     options: IntervalOptions,
     progress: bool | None = None,
+    model: dict | None = None,
 ) -> list[dict[str, Any]]:
     """The :data:`INTERVAL_FIELDS` of each k of one group (``U``: T × K per-task values, ``est``: their means) at
-    ``options`` (a ci is required)."""
+    ``options`` (a ci is required). ``model``: the model's {"population", "fixed"} intervals of this group at these
+    ks when the caller already has them (:func:`group_model` with ``estimand="both"``)."""
     K = len(ks)
     out = [dict.fromkeys(INTERVAL_FIELDS) for _ in range(K)]
     defined = np.isfinite(U).sum(axis=0)
     method = options.method
     if method == MODEL:
-        both = _model(g, ks, metric, options, "both")
+        both = group_model(g, ks, metric, options, "both") if model is None else model
         pop, fix = both["population"], both["fixed"]
         p, passed = _check(pop)
         label = _label(pop.source)
@@ -124,7 +130,7 @@ def group_intervals(
     unanimous = unanimous_columns(U)
     z = special.ndtri(0.5 + options.ci / 2.0)
     zero = [j for j in range(K) if se_rerun[j] == 0.0]
-    fix = _model(g, [ks[j] for j in zero], metric, options.replace(method=MODEL), "fixed") if zero else None
+    fix = group_model(g, [ks[j] for j in zero], metric, options.replace(method=MODEL), "fixed") if zero else None
     for j in range(K):
         r = out[j]
         r["ci_low"], r["ci_high"] = finite_or_none(lo[j]), finite_or_none(hi[j])

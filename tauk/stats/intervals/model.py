@@ -89,7 +89,7 @@ from .nonparametric import task_intervals_by_group
 from .posterior import (
     DEFAULT_PRIOR,
     Prior,
-    beta_moment,
+    beta_moments,
     fixed_draws,
     posterior_points,
     resample,
@@ -102,6 +102,7 @@ __all__ = [
     "METRICS",
     "FALLBACK",
     "ModelInterval",
+    "fit_posterior",
     "model_interval",
     "model_interval_batch",
 ]
@@ -185,6 +186,7 @@ def model_interval_batch(
     seed: int | None = SEED,
     within: str = "beta",
     options: IntervalOptions | None = None,
+    posterior: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> ModelInterval | dict[str, ModelInterval]:
     """Model-based intervals for many groups at once: ``n``, ``c`` are (G × T) arrays, n = 0 pads short groups.
 
@@ -214,6 +216,9 @@ def model_interval_batch(
     within : "beta" (default: moment-matched Beta for mean_t p_t^k given (α, β)) or "exact" (per-task draws).
     options : an :class:`~tauk.stats.IntervalOptions` instead of ``ci``, ``resamples`` and ``seed`` (its method must
         be ``"model"``).
+    posterior : the groups' posterior points (A, B, W, ess), one row per group, from :func:`fit_posterior` with the
+        same ``metric``, ``prior`` and ``points`` — so that several calls share one vectorised fit (e.g. a group and
+        its dropped-trial bounds, :mod:`tauk.stats.missing`). Default: fitted here.
 
     Returns
     -------
@@ -226,6 +231,8 @@ def model_interval_batch(
     ci, resamples, seed = opts.ci, opts.resamples, opts.seed
     n, c, ks = _check_inputs(n, c, ks, metric, estimand, ci)
     G = n.shape[0]
+    if posterior is not None and (len(posterior) != 4 or np.shape(posterior[2])[0] != G):
+        raise TaukError(f"posterior must be (A, B, W, ess) with one row per group ({G}), from fit_posterior")
     K = len(ks)
     rng = np.random.default_rng(seed)
     ests = ("population", "fixed") if estimand == "both" else (estimand,)
@@ -241,12 +248,14 @@ def model_interval_batch(
     for start in range(0, modelled.size, _CHUNK):
         rows = modelled[start : start + _CHUNK]
         nn, cc = n[rows], fit_c[rows]
-        A, B, W, e = posterior_points(nn, cc, fit_prior, points=points)
+        if posterior is None:
+            A, B, W, e = posterior_points(nn, cc, fit_prior, points=points)
+        else:
+            A, B, W, e = (np.asarray(x)[rows] for x in posterior)
         ess[rows] = e
         for est in ests:
             if est == "population":
-                for j, k in enumerate(ks):
-                    th = beta_moment(A, B, k)
+                for j, th in enumerate(beta_moments(A, B, ks)):
                     q = weighted_quantiles(th, W, qs)
                     res[est]["lo"][rows, j], res[est]["median"][rows, j], res[est]["hi"][rows, j] = q.T
                     res[est]["mean"][rows, j] = (W * th).sum(1)
@@ -333,6 +342,27 @@ def model_interval_batch(
             ess=ess,
         )
     return out if estimand == "both" else out[estimand]
+
+
+def fit_posterior(n, c, metric: str = "pass^k", prior: Prior = DEFAULT_PRIOR, points: int = 1597):
+    """The posterior points (A, B, W, ess) :func:`model_interval_batch` fits for groups ``n``, ``c`` (G × T, n = 0
+    pads): on the success counts for pass^k, the failure counts (and the swapped prior) for pass@k. One call for
+    several sets of groups, then ``posterior=`` rows of it to each, is one vectorised fit instead of several.
+
+    >>> n = np.array([[4, 4, 4], [4, 4, 0]]); c = np.array([[1, 3, 4], [0, 2, 0]])
+    >>> post = fit_posterior(n, c)
+    >>> a = model_interval_batch(n[1:, :2], c[1:, :2], [1], posterior=tuple(x[1:] for x in post))
+    >>> b = model_interval_batch(n[1:, :2], c[1:, :2], [1])
+    >>> bool(np.allclose(a.lo, b.lo, rtol=0, atol=1e-12) and np.allclose(a.hi, b.hi, rtol=0, atol=1e-12))
+    True
+    """
+    n = np.asarray(n, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    if metric not in METRICS:
+        raise TaukError(f"metric must be one of {METRICS}, got {metric!r}")
+    if metric == "pass^k":
+        return posterior_points(n, c, prior, points=points)
+    return posterior_points(n, np.where(n > 0, n - c, 0), prior.swapped(), points=points)
 
 
 def model_interval(

@@ -8,9 +8,9 @@ groups (rows of ``n``, ``c``; n = 0 pads).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from .. import _special
 special = lazy("scipy.special")
 
 
-__all__ = ["Prior", "DEFAULT_PRIOR", "beta_moment", "posterior_points", "weighted_quantiles", "resample", "pair_counts",
+__all__ = ["Prior", "DEFAULT_PRIOR", "beta_moment", "beta_moments", "posterior_points", "weighted_quantiles", "resample", "pair_counts",
            "fixed_draws"]
 
 _LOG_FORM_MAX_N = 512  # above this many trials in a task, the likelihood is summed per (n, c) pair with betaln
@@ -78,6 +78,22 @@ def beta_moment(alpha, beta, k: int) -> np.ndarray:
     for j in range(int(k)):
         out = out * (alpha + j) / (alpha + beta + j)
     return out
+
+
+def beta_moments(alpha, beta, ks):
+    """:func:`beta_moment` at each k of ``ks`` (any order), one product step per k instead of k steps: the running
+    product of an increasing run of k's is carried over (the same arithmetic, so the same numbers)."""
+    alpha = np.asarray(alpha, dtype=np.float64)
+    beta = np.asarray(beta, dtype=np.float64)
+    out, done = None, 0
+    for k in ks:
+        k = int(k)
+        if out is None or k < done:
+            out, done = np.ones(np.broadcast_shapes(alpha.shape, beta.shape)), 0
+        for j in range(done, k):
+            out = out * (alpha + j) / (alpha + beta + j)
+        done = k
+        yield out
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -172,12 +188,28 @@ def _lattice(G: int, g: int) -> np.ndarray:
 _LATTICES = {987: 610, 1597: 987, 2584: 1597, 4181: 2584, 6765: 4181}
 
 
-@lru_cache(maxsize=16)
-def _t_lattice(nu: float, points: int) -> np.ndarray:
-    """Student-t(``nu``) quantiles of the lattice (read-only; the same for every group)."""
-    out = _special.t_ppf(_lattice(points, _LATTICES[points]), nu)
-    out.setflags(write=False)
-    return out
+@functools.lru_cache(maxsize=16)
+def _coarse_grid(prior: Prior, coarse: tuple[int, int]):
+    """The coarse (logit μ, log κ) product grid over :meth:`Prior.bounds`, its (α, β), the prior's log density there
+    and the variance floors (h/2)² of its spacing — the same for every call with this prior (cached, read-only)."""
+    (ulo, uhi), (vlo, vhi) = prior.bounds()
+    ug, vg = np.linspace(ulo, uhi, coarse[0]), np.linspace(vlo, vhi, coarse[1])
+    U, V = (x.ravel() for x in np.meshgrid(ug, vg, indexing="ij"))
+    A, B = _uv_to_ab(U, V)
+    out = (U, V, A, B, prior.logpdf_uv(U, V))
+    for a in out:
+        a.flags.writeable = False
+    # the coarse grid cannot resolve a posterior narrower than its spacing: floor the variances at (h/2)²
+    return (*out, (((ug[1] - ug[0]) / 2) ** 2, ((vg[1] - vg[0]) / 2) ** 2))
+
+
+@functools.lru_cache(maxsize=8)
+def _proposal_lattice(points: int, nu: float):
+    """The Fibonacci lattice mapped to Student-t(ν) quantiles and its log density (cached, read-only)."""
+    tq = _special.t_ppf(_lattice(points, _LATTICES[points]), nu)  # Student-t quantiles
+    logq = _t_logpdf(tq, nu).sum(1)
+    tq.flags.writeable = logq.flags.writeable = False
+    return tq, logq
 
 
 def posterior_points(
@@ -205,16 +237,10 @@ def posterior_points(
     c = np.asarray(c, dtype=np.int64)
     R = n.shape[0]
     ll = _Loglik(n, c)
-    (ulo, uhi), (vlo, vhi) = prior.bounds()
-    ug, vg = np.linspace(ulo, uhi, coarse[0]), np.linspace(vlo, vhi, coarse[1])
-    U, V = (x.ravel() for x in np.meshgrid(ug, vg, indexing="ij"))
-    A, B = _uv_to_ab(U, V)
-    W = _normalise(ll.shared(A, B) + prior.logpdf_uv(U, V)[None, :])
+    U, V, A, B, lprior, (floor_u, floor_v) = _coarse_grid(prior, coarse)
+    W = _normalise(ll.shared(A, B) + lprior[None, :])
     Ur, Vr = np.broadcast_to(U, (R, U.size)), np.broadcast_to(V, (R, V.size))
-    # the coarse grid cannot resolve a posterior narrower than its spacing: floor the variances at (h/2)²
-    floor_u, floor_v = ((ug[1] - ug[0]) / 2) ** 2, ((vg[1] - vg[0]) / 2) ** 2
-    tq = _t_lattice(float(nu), points)  # Student-t quantiles
-    logq = _t_logpdf(tq, nu).sum(1)
+    tq, logq = _proposal_lattice(points, nu)
     A, B = np.broadcast_to(A, (R, A.size)), np.broadcast_to(B, (R, B.size))
     for _ in range(passes):
         mu_u, mu_v = (W * Ur).sum(1), (W * Vr).sum(1)
@@ -240,16 +266,21 @@ def weighted_quantiles(x: np.ndarray, w: np.ndarray, qs) -> np.ndarray:
     xs = np.take_along_axis(x, order, 1)
     ws = np.take_along_axis(w, order, 1)
     cum = np.cumsum(ws, axis=1) - 0.5 * ws
-    rows = np.arange(x.shape[0])
-    out = np.empty((x.shape[0], len(qs)))
-    for i, q in enumerate(qs):
-        idx = (cum < q).sum(axis=1)
-        hi = np.clip(idx, 0, x.shape[1] - 1)
-        lo = np.clip(idx - 1, 0, x.shape[1] - 1)
+    R, G = x.shape
+    rows = np.arange(R)[:, None]
+    qv = np.asarray(qs, dtype=np.float64).reshape(-1)
+    out = np.empty((R, qv.size))
+    step = max(1, int(4_000_000 // max(R * G, 1)))  # quantiles per block (memory: R × G × step booleans)
+    for s0 in range(0, qv.size, step):
+        q = qv[s0 : s0 + step]
+        idx = (cum[:, :, None] < q[None, None, :]).sum(axis=1)  # (R, block)
+        hi = np.minimum(idx, G - 1)
+        lo = np.maximum(np.minimum(idx - 1, G - 1), 0)
         c0, c1 = cum[rows, lo], cum[rows, hi]
         with np.errstate(invalid="ignore", divide="ignore"):
-            t = np.where(c1 > c0, (q - c0) / (c1 - c0), 0.0)
-        out[:, i] = xs[rows, lo] + np.clip(t, 0.0, 1.0) * (xs[rows, hi] - xs[rows, lo])
+            t = np.where(c1 > c0, (q[None, :] - c0) / (c1 - c0), 0.0)
+        x0 = xs[rows, lo]
+        out[:, s0 : s0 + step] = x0 + np.minimum(np.maximum(t, 0.0), 1.0) * (xs[rows, hi] - x0)
     return out
 
 

@@ -293,3 +293,67 @@ def test_calibration_cell_impossible_tasks_at_200_tasks():
     assert np.mean(~new.check_passed) > 2 * np.mean(~old.check_passed)
     assert cov(old) < 0.94, f"α = 0.05: {cov(old):.3f}"
     assert 0.94 <= cov(new) <= 0.98, f"default: {cov(new):.3f}"
+
+
+# ------------------------------------------------------------------------------ the cached and vectorised parts
+def _reference_weighted_quantiles(x, w, qs):
+    """The per-quantile loop weighted_quantiles replaced (kept here as the reference)."""
+    order = np.argsort(x, axis=1)
+    xs = np.take_along_axis(x, order, 1)
+    ws = np.take_along_axis(w, order, 1)
+    cum = np.cumsum(ws, axis=1) - 0.5 * ws
+    rows = np.arange(x.shape[0])
+    out = np.empty((x.shape[0], len(qs)))
+    for i, q in enumerate(qs):
+        idx = (cum < q).sum(axis=1)
+        hi = np.clip(idx, 0, x.shape[1] - 1)
+        lo = np.clip(idx - 1, 0, x.shape[1] - 1)
+        c0, c1 = cum[rows, lo], cum[rows, hi]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.where(c1 > c0, (q - c0) / (c1 - c0), 0.0)
+        out[:, i] = xs[rows, lo] + np.clip(t, 0.0, 1.0) * (xs[rows, hi] - xs[rows, lo])
+    return out
+
+
+def test_vectorised_posterior_parts_give_the_same_numbers():
+    from tauk.stats.intervals.posterior import beta_moment, beta_moments, posterior_points, weighted_quantiles
+
+    rng = np.random.default_rng(12)
+    n = np.full((4, 25), 6)
+    n[1, :5] = 0
+    c = rng.binomial(n, rng.beta(0.7, 0.9, n.shape))
+    A, B, W, _ = posterior_points(n, c)
+    ks = [1, 2, 5, 3, 8]  # not increasing: the running product restarts
+    qs = [0.0, 1e-6, 0.025, 0.5, 0.975, 1.0 - 1e-9, 1.0]
+    for k, th in zip(ks, beta_moments(A, B, ks)):
+        assert np.array_equal(th, beta_moment(A, B, k))
+        assert np.array_equal(weighted_quantiles(th, W, qs), _reference_weighted_quantiles(th, W, qs))
+    # the coarse grid and the proposal lattice are cached: read-only, so no call can change them for the next
+    from tauk.stats.intervals.posterior import DEFAULT_PRIOR, _coarse_grid, _proposal_lattice
+
+    with pytest.raises(ValueError):
+        _coarse_grid(DEFAULT_PRIOR, (80, 56))[4][0] = 0.0
+    with pytest.raises(ValueError):
+        _proposal_lattice(1597, 4.0)[0][0, 0] = 0.0
+
+
+@pytest.mark.parametrize("metric", ["pass^k", "pass@k"])
+def test_a_shared_fit_gives_each_call_its_own_result(metric):
+    from tauk.errors import TaukError
+    from tauk.stats.intervals.model import fit_posterior, model_interval_batch
+
+    rng = np.random.default_rng(5)
+    n = np.full((3, 12), 4)
+    n[0, 9:] = 0  # padded: a group of 9 tasks stacked with two of 12
+    c = rng.binomial(n, 0.6)
+    post = fit_posterior(n, c, metric)
+    for rows in (slice(0, 1), slice(1, 3)):
+        shared = model_interval_batch(n[rows], c[rows], [1, 2], metric=metric, estimand="both",
+                                      posterior=tuple(x[rows] for x in post))  # fmt: skip
+        alone = model_interval_batch(n[rows], c[rows], [1, 2], metric=metric, estimand="both")
+        for est in ("population", "fixed"):
+            np.testing.assert_allclose(shared[est].lo, alone[est].lo, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(shared[est].hi, alone[est].hi, rtol=0, atol=1e-12)
+            np.testing.assert_array_equal(shared[est].check_p, alone[est].check_p)
+    with pytest.raises(TaukError, match="one row per group"):
+        model_interval_batch(n, c, [1], posterior=tuple(x[:1] for x in post))
