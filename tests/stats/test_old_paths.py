@@ -28,7 +28,7 @@ SAMPLES = {
     "tauk.stats.counts": {"task_counts": "tauk.stats.tasks", "merge_task_counts": "tauk.stats.tasks"},
     "tauk.stats.pvalues": {"holm": "tauk.stats.comparisons.pvalues"},
     "tauk.stats.ranks": {"rank_intervals": "tauk.stats.comparisons.ranks"},
-    "tauk.stats.overall": {"overall": "tauk.stats.summary"},
+    "tauk.stats.overall": {"overall": "tauk.stats.setup_mean"},
     "tauk.stats.compare": {"Comparison": "tauk.stats.comparisons.results", "holm": "tauk.stats.comparisons.pvalues"},
     "tauk.stats.consistency": {"ConsistencyResult": "tauk.stats.noise.analysis",
                                "noise_floor": "tauk.stats.noise.noise_floor"},
