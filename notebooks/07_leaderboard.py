@@ -155,7 +155,7 @@ if an is not None:
 runs = lb.board_from_runs(tauk.load(SAMPLE))
 mine = lb.analyze(runs.board, trajectories=runs.trajectories, tasks=runs.tasks)
 print(mine.ranking.summary().to_text(width=140))
-print(mine.ranking.pairs.select("domain", "a", "b", "diff", "p_unpaired", "p_paired"))
+print(mine.ranking.pairs.select("domain", "a", "b", "difference", "p_unpaired", "p_paired"))
 
 # %% [markdown]
 # Among the shared leaderboard files' own runs, only toolorchestra's airline run has trajectories in the shared data
@@ -168,7 +168,7 @@ if (SHARED / "tau2").exists():
     pair_runs = lb.board_from_runs(res)
     pa = lb.analyze(pair_runs.board, trajectories=pair_runs.trajectories, tasks=pair_runs.tasks)
     print(pa.ranking.summary().to_text(width=140))
-    print(pa.ranking.pairs.select("a", "b", "diff", "p_unpaired", "p_paired"))
+    print(pa.ranking.pairs.select("a", "b", "difference", "p_unpaired", "p_paired"))
 else:
     print("shared data not found: skipped")
 
