@@ -201,7 +201,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-intervals", action="store_true", help="skip the re-solve over mixtures of intervals")
     args = ap.parse_args(argv)
     t00 = time.time()
-    print(f"# benchmarks/compare_width_joint_bound.py --step {args.step} --nq {args.nq} (one procedure for all ternary "
+    flags = "".join(f" --{f}" for f in ("no-check", "no-intervals") if getattr(args, f.replace("-", "_")))
+    print(f"# benchmarks/compare_width_joint_bound.py --T {' '.join(map(str, args.T))} --step {args.step} --nq {args.nq}"
+          f"{flags} (one procedure for all ternary "
           f"cells of a T; coverage ≥ {LEVEL:.2f} at {args.nq} nuisance values per δ'; LP: scipy HiGHS)")
     print(f"# z* = min over procedures of max over target cells of (mean width at the cell) ÷ (t's exact mean width); "
           f"z* > {TARGET:.2f} ⇒ the width target is impossible in those cells jointly")
