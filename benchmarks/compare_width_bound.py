@@ -214,6 +214,22 @@ def nonternary(args) -> None:
     print(f"non-ternary cells with the default > 1.10× t where t covers ≥ 94 %: {len(cells)}; proved impossible: {proved}")
 
 
+def cells_of(T: int) -> list[dict]:
+    """Every ternary cell (n = k ∈ {1, 4}) of the calibration at T: its trinomial parameter, δ, the t's exact mean
+    width and coverage (:func:`widths`)."""
+    out = []
+    for k in (1, 4):
+        for pop in POPULATIONS:
+            for delta in DELTAS:
+                if not reachable(pop, k, delta):
+                    continue
+                pp, pm = trinomial_probs(pop, k, delta)
+                tw, tz, sw, tc = widths(T, pp, pm, delta)
+                out.append(dict(k=k, pop=pop, delta=delta, pp=pp, pm=pm, t_width=tw, t_zero=tz, score_width=sw,
+                                t_cov=tc, target=tc >= LEVEL))
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--step", type=float, default=0.01)
@@ -239,23 +255,19 @@ def main(argv=None) -> int:
         return 0
     rows = []
     for T in args.T:
-        for k in (1, 4):
-            for pop in POPULATIONS:
-                for delta in DELTAS:
-                    if not reachable(pop, k, delta):
-                        continue
-                    pp, pm = trinomial_probs(pop, k, delta)
-                    tw, tz, sw, tc = widths(T, pp, pm, delta)
-                    if sw <= 1.10 * tw or tc < LEVEL:  # met, or no target (the t covers < 94 %): no bound needed
-                        why = "met" if sw <= 1.10 * tw else f"no width target (t covers {100 * tc:.1f} %)"
-                        print(f"{T:3d} {k:3d} {pop:10} {delta:+6.2f} {pp:6.3f} {pm:6.3f} | {tw:7.3f} {100 * tz:5.1f}% "
-                              f"{sw:6.3f} {'—':>6} | {'—':>7} {sw / tw:7.2f} {'—':>11} | {why}", flush=True)
-                        continue
-                    bd = lp_bound(T, pp, pm, args.step, args.nq)
-                    verdict = "impossible (bound > 1.10 t)" if bd > 1.10 * tw else "not excluded by the bound"
-                    rows.append((T, k, pop, delta, pp, pm, tw, tz, sw, bd))
-                    print(f"{T:3d} {k:3d} {pop:10} {delta:+6.2f} {pp:6.3f} {pm:6.3f} | {tw:7.3f} {100 * tz:5.1f}% "
-                          f"{sw:6.3f} {bd:6.3f} | {bd / tw:7.2f} {sw / tw:7.2f} {sw / bd:11.2f} | {verdict}", flush=True)
+        for cell in cells_of(T):
+            k, pop, delta, pp, pm = (cell[x] for x in ("k", "pop", "delta", "pp", "pm"))
+            tw, tz, sw, tc = (cell[x] for x in ("t_width", "t_zero", "score_width", "t_cov"))
+            if sw <= 1.10 * tw or tc < LEVEL:  # met, or no target (the t covers < 94 %): no bound needed
+                why = "met" if sw <= 1.10 * tw else f"no width target (t covers {100 * tc:.1f} %)"
+                print(f"{T:3d} {k:3d} {pop:10} {delta:+6.2f} {pp:6.3f} {pm:6.3f} | {tw:7.3f} {100 * tz:5.1f}% "
+                      f"{sw:6.3f} {'—':>6} | {'—':>7} {sw / tw:7.2f} {'—':>11} | {why}", flush=True)
+                continue
+            bd = lp_bound(T, pp, pm, args.step, args.nq)
+            verdict = "impossible (bound > 1.10 t)" if bd > 1.10 * tw else "not excluded by the bound"
+            rows.append((T, k, pop, delta, pp, pm, tw, tz, sw, bd))
+            print(f"{T:3d} {k:3d} {pop:10} {delta:+6.2f} {pp:6.3f} {pm:6.3f} | {tw:7.3f} {100 * tz:5.1f}% "
+                  f"{sw:6.3f} {bd:6.3f} | {bd / tw:7.2f} {sw / tw:7.2f} {sw / bd:11.2f} | {verdict}", flush=True)
     print()
     print("== summary ==")
     over = rows

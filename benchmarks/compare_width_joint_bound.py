@@ -46,27 +46,10 @@ from scipy import optimize, sparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from calibration_compare_delta import DELTAS, POPULATIONS, reachable, trinomial_probs  # noqa: E402
-from compare_width_bound import LEVEL, outcomes, trinomial, widths  # noqa: E402
+from compare_width_bound import LEVEL, cells_of, outcomes, trinomial  # noqa: E402
 
 TARGET = 1.10
 DROP = 1e-14
-
-
-def cells_of(T: int) -> list[dict]:
-    """Every ternary cell (n = k ∈ {1, 4}) of the calibration at T: its trinomial parameter, δ, the t's exact mean
-    width and coverage (``compare_width_bound.widths``)."""
-    out = []
-    for k in (1, 4):
-        for pop in POPULATIONS:
-            for delta in DELTAS:
-                if not reachable(pop, k, delta):
-                    continue
-                pp, pm = trinomial_probs(pop, k, delta)
-                tw, tz, sw, tc = widths(T, pp, pm, delta)
-                out.append(dict(k=k, pop=pop, delta=delta, pp=pp, pm=pm, t_width=tw, t_zero=tz, score_width=sw,
-                                t_cov=tc, target=tc >= LEVEL))
-    return out
 
 
 def joint_lp(T: int, cells: list[dict], step: float, n_q: int, intervals: bool = False) -> dict:

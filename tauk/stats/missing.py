@@ -189,7 +189,7 @@ def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: Inte
     if not ks or not np.any(planned > 0):
         return out
     if options.ci is not None and options.method == MODEL:  # both bounds from one call, population interval only
-        n2, c2, _ = bound_counts(PlannedTasks((), np.empty(0), planned, kept, c, num_trials, True))
+        n2, c2 = bound_counts(planned, kept, c)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", StatsWarning)  # k above every task: the rows say so already
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -209,12 +209,11 @@ def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: Inte
     return out
 
 
-def bound_counts(p: PlannedTasks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bound_counts(planned: np.ndarray, kept: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (n, c) of the two bounds as one (2 × T) pair: the planned trials, with the dropped ones failures (row 0)
     and successes (row 1), over the tasks with a planned trial."""
-    m = p.planned > 0
-    n = np.stack([p.planned[m], p.planned[m]])
-    return n, np.stack([p.c[m], (p.c + p.planned - p.kept)[m]]), m
+    m = planned > 0
+    return np.stack([planned[m], planned[m]]), np.stack([c[m], (c + planned - kept)[m]])
 
 
 def model_with_bounds(g: GroupTasks, ks: Sequence[int], p: PlannedTasks, options: IntervalOptions,
@@ -223,7 +222,7 @@ def model_with_bounds(g: GroupTasks, ks: Sequence[int], p: PlannedTasks, options
     and its dropped-trial :data:`BOUND_FIELDS` at ``ks``, the three posteriors (the kept trials, dropped = fail,
     dropped = success) fitted in one vectorised call (:func:`~tauk.stats.intervals.model.fit_posterior`). Each
     result is what the separate calls give (the same checks, fallbacks and random streams), to rounding."""
-    bn, bc, _ = bound_counts(p)
+    bn, bc = bound_counts(p.planned, p.kept, p.c)
     T = max(g.T, bn.shape[1])
     N = np.zeros((3, T), dtype=np.int64)
     C = np.zeros((3, T), dtype=np.int64)
