@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 
 from tauk.errors import TaukError
 from tauk.stats import as_trials
@@ -145,11 +146,12 @@ def styled(fn: F) -> F:
 
 
 def size_for(screen: tuple[float, float], single: float, double: float | None = None, *,
-             legend: Sequence[str] = (), legend_title: str | None = None, caption: Iterable[str | None] = ()
-             ) -> tuple[float, float]:  # fmt: skip
+             legend: Sequence[str] = (), legend_title: str | None = None, caption: Iterable[str | None] = (),
+             tick_labels: Sequence[str] = ()) -> tuple[float, float]:  # fmt: skip
     """The figure size at the active preset: ``screen`` for the screen, the preset's width and ``single`` /
     ``double`` inches of height for the paper sizes — each plus the room the caption (and a legend set under the
-    plot) will take — and an explicit ``(w, h)`` exactly as given."""
+    plot) will take, and at least as tall as the y ``tick_labels`` stacked (one per row; a wrapped label takes its
+    lines) — and an explicit ``(w, h)`` exactly as given."""
     p = active_preset()
     if p.height is not None and p.width is not None:
         return (p.width, p.height)
@@ -159,7 +161,16 @@ def size_for(screen: tuple[float, float], single: float, double: float | None = 
         w, h = p.width, float(single if p.name == "single" else (double if double is not None else single))
     if legend and not p.legend_below:  # a legend to the right: the figure at least as tall as it (wrapped labels)
         h = max(h, _legend_height(legend, legend_title, float(mpl.rcParams["legend.fontsize"])) + 0.7)
+    if tick_labels:  # rows of wrapped labels must not overlap: title, axis label and margins around them
+        h = max(h, _ticks_height(tick_labels, FontProperties(size=mpl.rcParams["ytick.labelsize"]).get_size_in_points())
+                + 1.1)  # fmt: skip
     return (w, h + extra_height(w, legend=legend, legend_title=legend_title, caption=caption))
+
+
+def _ticks_height(labels: Sequence[str], size: float) -> float:
+    """Inches y tick ``labels`` (one per row, evenly spaced) take without overlapping: every row as tall as the
+    tallest wrapped label, plus a gap."""
+    return len(labels) * (label_lines(labels) * 1.2 + 0.6) * size / 72
 
 
 def _legend_height(labels: Sequence[str], title: str | None, size: float) -> float:

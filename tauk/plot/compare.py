@@ -130,11 +130,11 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
         more = len(names) - _MAX_LISTED
         listed = "; ".join(names[:_MAX_LISTED]) + (f"; and {more} more" if more > 0 else "")
         caption.append(f"No common tasks, not drawn ({len(empty)} of {len(all_rows)} pairs): {listed}.")
-    extra = max((len(s) for s in labels), default=0) * 0.055
+    extra = max((len(line) for s in labels for line in s.split("\n")), default=0) * 0.055
     lines = max((s.count("\n") + 1 for s in labels), default=1)  # a narrow figure's labels take several lines
     row = 0.32 if lines <= 2 else 0.13 * lines + 0.06
     size = size_for((max(6.4, 4.2 + extra + 1.9), max(1.8, 0.36 * n + 1.4)), row * n + 1.15, 0.26 * n + 1.1,
-                    caption=caption)  # fmt: skip
+                    caption=caption, tick_labels=labels)  # fmt: skip
     fig, ax, foot = new_panels(ax, size)
     if n == 0:
         empty_message(ax, "no pair shares a task" if empty else "no pairs to compare")

@@ -91,8 +91,14 @@ def substantive_estimates(summary: Any, *, k: int = 1, ax: Axes | None = None, i
         "do-nothing bound (inaction-passable tasks / tasks)." + (f" Bars: {note}." if note else ""),
         "Labels: inaction-passable / tasks" + ("; 'not known': no task definitions." if any(unknown) else "."),
     ]
+    names = []
+    for r, lab, unk in zip(rows, labels, unknown):
+        n_ip, n_t = r.get("n_tasks_inaction_passable"), r.get("n_tasks")
+        tail = "not known" if unk else f"{n_ip}/{n_t}"
+        names.append(f"{escape_label(lab, width=label_width(0.8))} ({tail})")
     n_rows = max(len(rows), 1)
-    size = size_for((6.4, 1.2 + 0.38 * n_rows), 0.8 + 0.3 * n_rows, 0.8 + 0.3 * n_rows, caption=caption)
+    size = size_for((6.4, 1.2 + 0.38 * n_rows), 0.8 + 0.3 * n_rows, 0.8 + 0.3 * n_rows, caption=caption,
+                    tick_labels=names)
     fig, ax, foot = new_panels(ax, size)
     if not rows:
         empty_message(ax, f"no {metric_label('pass^k', k)} estimates")
@@ -113,11 +119,6 @@ def substantive_estimates(summary: Any, *, k: int = 1, ax: Axes | None = None, i
         n_ip, n_t = r.get("n_tasks_inaction_passable"), r.get("n_tasks")
         if n_ip is not None and n_t:
             ax.plot([n_ip / n_t], [yi], marker="x", color=_NEUTRAL, linestyle="none", zorder=4)
-    names = []
-    for r, lab, unk in zip(rows, labels, unknown):
-        n_ip, n_t = r.get("n_tasks_inaction_passable"), r.get("n_tasks")
-        tail = "not known" if unk else f"{n_ip}/{n_t}"
-        names.append(f"{escape_label(lab, width=label_width(0.8))} ({tail})")
     ax.set_yticks(y, names)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlim(-0.02, 1.02)
