@@ -22,7 +22,7 @@ import polars as pl
 from tauk.errors import StatsWarning
 
 from .intervals.bootstrap import column_stats
-from .intervals.group import INTERVAL_FIELDS, N_NO_K, group_intervals
+from .intervals.group import INTERVAL_FIELDS, MODEL, N_NO_K, group_intervals, group_models
 from .options import IntervalOptions, finite_or_none
 from .tasks import GroupTasks, u_hat
 
@@ -31,6 +31,7 @@ __all__ = [
     "LONG_SCHEMA",
     "UNEVALUATED",
     "estimate_group",
+    "group_models_for",
     "long_frame",
     "metric_key",
     "records_by_k",
@@ -106,6 +107,20 @@ def estimate_group(
             }
         )
     return rows
+
+
+def group_models_for(items: Sequence[tuple[GroupTasks, Sequence[int]]], metric: str,
+                     options: IntervalOptions) -> list[dict | None]:  # fmt: skip
+    """The model intervals :func:`estimate_group` would fit for each (group, ks), fitted together
+    (:func:`~tauk.stats.intervals.group.group_models`: the same numbers as one call per group, to rounding), to be
+    passed as its ``model=``; None where it fits none (another method, no ci, no task, no reward, no k)."""
+    out: list[dict | None] = [None] * len(items)
+    if options.ci is None or options.method != MODEL:
+        return out
+    use = [i for i, (g, ks) in enumerate(items) if ks and g.T > 0 and g.evaluated]
+    for i, m in zip(use, group_models([items[i] for i in use], metric, options)):
+        out[i] = m
+    return out
 
 
 def _empty_row(k: int, g: GroupTasks, ci: float | None = None) -> dict[str, Any]:

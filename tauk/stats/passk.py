@@ -33,7 +33,15 @@ from tauk.errors import TaukError
 from tauk.table import SummaryTable
 
 from ._old_paths import moved_names
-from .estimate import estimate_group, long_frame, metric_key, records_by_k, resolve_ks, warn_excluded
+from .estimate import (
+    estimate_group,
+    group_models_for,
+    long_frame,
+    metric_key,
+    records_by_k,
+    resolve_ks,
+    warn_excluded,
+)
 from .intervals.group import interval_notes
 from .options import IntervalOptions, interval_options
 from .tasks import (
@@ -162,7 +170,9 @@ def _run(
     df = prepare_trials(as_trials(trials, [*asked, reward]), infra, reward)
     by_t = resolve_by(df, asked, pool_setups)
     groups = task_groups(df, by_t)
-    keyed = [(g.key, estimate_group(g, resolve_ks(g, ks), metric, options, progress)) for g in groups]
+    items = [(g, resolve_ks(g, ks)) for g in groups]
+    models = group_models_for(items, metric, options)  # one vectorised fit, each group's own numbers
+    keyed = [(g.key, estimate_group(g, gks, metric, options, progress, model=m)) for (g, gks), m in zip(items, models)]
     if ks is not None:
         warn_excluded(by_t, keyed, stacklevel=5)
     frame = long_frame(by_t, df.schema, keyed)

@@ -49,10 +49,12 @@ __all__ = [
     "SUBSTANTIVE_FIELDS",
     "SUBSTANTIVE_NOTE",
     "Substantive",
+    "SubstantivePlan",
     "ResolvedMarks",
     "resolve_marks",
     "substantive_figures",
     "substantive_notes",
+    "substantive_plan",
 ]
 
 DEFINITIONS = ("embedded", "given", "none", "not computed")
@@ -185,42 +187,75 @@ def _null_rows(ks: Sequence[int]) -> list[dict[str, Any]]:
     return [{"k": int(k), **dict.fromkeys(SUBSTANTIVE_FIELDS)} for k in ks]
 
 
-def substantive_figures(source: Any, df: pl.DataFrame, by: tuple[str, ...], keyed: list[tuple[tuple, list[dict]]],
-                        groups: list[GroupTasks], options: IntervalOptions, progress: bool | None = None,
-                        marks: Any = None) -> Substantive:  # fmt: skip
-    """The substantive figures of each group (``groups``, whose pass^k rows on all tasks are ``keyed``), from the
-    prepared trials ``df`` grouped by ``by`` and the marks of :func:`resolve_marks` (``source``, ``marks``)."""
+@dataclass(frozen=True)
+class SubstantivePlan:
+    """Which tasks of each group are substantive, before any figure: per group (in ``groups`` order) its
+    :data:`GROUP_FIELDS` values (``counts``) and ``part`` — None (no definitions: null figures), the group itself
+    (every task substantive: the figures on all tasks) or the group restricted to its substantive tasks."""
+
+    by: tuple[str, ...]
+    counts: list[list[Any]]
+    parts: list[GroupTasks | None]
+    groups: list[GroupTasks]
+
+    def to_fit(self) -> list[int]:
+        """The groups whose substantive part needs its own figures (some task is not substantive)."""
+        return [i for i, (g, p) in enumerate(zip(self.groups, self.parts)) if p is not None and p is not g]
+
+
+def substantive_plan(source: Any, df: pl.DataFrame, by: tuple[str, ...], groups: list[GroupTasks],
+                     marks: Any = None) -> SubstantivePlan:  # fmt: skip
+    """The :class:`SubstantivePlan` of ``groups`` (from the prepared trials ``df`` grouped by ``by``) with the marks
+    of :func:`resolve_marks` (``source``, ``marks``)."""
     m, where = resolve_marks(source, marks)
     verdicts = _task_verdicts(df, by, m) if m is not None else {}
-    grows: dict[str, list] = {c: [] for c in (*by, *GROUP_FIELDS)}
-    lrows: dict[str, list] = {c: [] for c in (*by, "k", *(f"substantive_{f}" for f in SUBSTANTIVE_FIELDS))}
-    for g, (_, all_rows) in zip(groups, keyed):
-        ks = [r["k"] for r in all_rows]
+    counts, parts = [], []
+    for g in groups:
         got = verdicts.get(g.key, {})
         both = [got.get((d, t), (None, False)) for d, t in zip(g.domain, g.task_id)]
-        v = [x for x, _ in both]
         if m is None or (g.T and not any(d for _, d in both)):  # no task of the group has a definition
-            counts: list[Any] = [None, None, None, None, where if m is None else "none"]
+            counts.append([None, None, None, None, where if m is None else "none"])
+            parts.append(None)
+            continue
+        ip = np.array([x is True for x, _ in both], dtype=bool)
+        sub = np.array([x is False for x, _ in both], dtype=bool)
+        c_all = int(g.c.sum())
+        share = float(g.c[ip].sum()) / c_all if c_all else None
+        counts.append([int(ip.sum()), int(g.T - ip.sum() - sub.sum()), int(sub.sum()), share, where])
+        parts.append(g if sub.all() else replace(g, domain=g.domain[sub], task_id=g.task_id[sub], n=g.n[sub],
+                                                 c=g.c[sub], n_trials=g.n_trials[sub], n_tasks_no_kept=0))  # fmt: skip
+    return SubstantivePlan(by, counts, parts, list(groups))
+
+
+def substantive_figures(source: Any, df: pl.DataFrame, by: tuple[str, ...], keyed: list[tuple[tuple, list[dict]]],
+                        groups: list[GroupTasks], options: IntervalOptions, progress: bool | None = None,
+                        marks: Any = None, plan: SubstantivePlan | None = None,
+                        models: dict[int, dict] | None = None) -> Substantive:  # fmt: skip
+    """The substantive figures of each group (``groups``, whose pass^k rows on all tasks are ``keyed``), from the
+    prepared trials ``df`` grouped by ``by`` and the marks of :func:`resolve_marks` (``source``, ``marks``).
+    ``plan``: its :func:`substantive_plan` if the caller made it; ``models``: per group index of
+    :meth:`SubstantivePlan.to_fit`, the part's model intervals if the caller fitted them
+    (:func:`~tauk.stats.estimate.group_models_for`)."""
+    plan = substantive_plan(source, df, by, groups, marks) if plan is None else plan
+    models = models or {}
+    grows: dict[str, list] = {c: [] for c in (*by, *GROUP_FIELDS)}
+    lrows: dict[str, list] = {c: [] for c in (*by, "k", *(f"substantive_{f}" for f in SUBSTANTIVE_FIELDS))}
+    for i, (g, (_, all_rows)) in enumerate(zip(groups, keyed)):
+        ks = [r["k"] for r in all_rows]
+        part = plan.parts[i]
+        if part is None:
             rows = _null_rows(ks)
+        elif part is g:
+            rows = [{f: r.get(f) for f in ("k", *SUBSTANTIVE_FIELDS)} for r in all_rows]
         else:
-            ip = np.array([x is True for x in v], dtype=bool)
-            sub = np.array([x is False for x in v], dtype=bool)
-            c_all = int(g.c.sum())
-            share = float(g.c[ip].sum()) / c_all if c_all else None
-            counts = [int(ip.sum()), int(g.T - ip.sum() - sub.sum()), int(sub.sum()), share, where]
-            if sub.all():
-                rows = [{f: r.get(f) for f in ("k", *SUBSTANTIVE_FIELDS)} for r in all_rows]
-            else:
-                part = replace(g, domain=g.domain[sub], task_id=g.task_id[sub], n=g.n[sub], c=g.c[sub],
-                               n_trials=g.n_trials[sub], n_tasks_no_kept=0)  # fmt: skip
-                rows = estimate_group(part, ks, "pass^k", options, progress)
-        for i, c in enumerate(by):
-            grows[c].append(g.key[i])
-        for c, x in zip(GROUP_FIELDS, counts):
+            rows = estimate_group(part, ks, "pass^k", options, progress, model=models.get(i))
+        for j, c in enumerate(by):
+            grows[c].append(g.key[j])
+        for c, x in zip(GROUP_FIELDS, plan.counts[i]):
             grows[c].append(x)
         for r in rows:
-            for i, c in enumerate(by):
-                lrows[c].append(g.key[i])
+            for j, c in enumerate(by):
+                lrows[c].append(g.key[j])
             lrows["k"].append(int(r["k"]))
             for f in SUBSTANTIVE_FIELDS:
                 lrows[f"substantive_{f}"].append(r.get(f))

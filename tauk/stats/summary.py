@@ -30,7 +30,15 @@ from tauk.table import Interval, SummaryTable
 
 from .dependence.adjust import K_FIELDS as DEP_K_FIELDS
 from .dependence.adjust import check_run_effects, summary_dependence, summary_notes
-from .estimate import ESTIMATE_FIELDS, LONG_SCHEMA, estimate_group, long_frame, resolve_ks, warn_excluded
+from .estimate import (
+    ESTIMATE_FIELDS,
+    LONG_SCHEMA,
+    estimate_group,
+    group_models_for,
+    long_frame,
+    resolve_ks,
+    warn_excluded,
+)
 from .intervals.group import interval_notes
 from .missing import (
     BOUND_FIELDS,
@@ -42,7 +50,7 @@ from .missing import (
     stacks_bounds,
 )
 from .options import IntervalOptions, interval_options
-from .substantive import SUBSTANTIVE_FIELDS, substantive_figures, substantive_notes
+from .substantive import SUBSTANTIVE_FIELDS, substantive_figures, substantive_notes, substantive_plan
 from .tasks import (
     SETUP_NOTE,
     as_trials,
@@ -408,10 +416,19 @@ def summarize(
     grows.update({c: [] for c in gschema})
     plan = planned_tasks(df, by_t)
     fitted = {}
-    for g in groups:
-        gks = resolve_ks(g, ks)
-        model = None
-        if stacks_bounds(opts, g, gks, plan.get(g.key)):  # dropped trials: the bounds' fits join the group's
+    gks_all = [resolve_ks(g, ks) for g in groups]
+    stacked = [stacks_bounds(opts, g, gks, plan.get(g.key)) for g, gks in zip(groups, gks_all)]
+    subplan = substantive_plan(trials, df, by_t, groups, marks)
+    sub_fit = subplan.to_fit()
+    # every model interval of the summary (groups, their substantive tasks) in one vectorised fit per ks, each group
+    # on its own random stream: the numbers of one call per group
+    batch = [(g, gks) for g, gks, st in zip(groups, gks_all, stacked) if not st]
+    batch += [(subplan.parts[i], gks_all[i]) for i in sub_fit]
+    fits = iter(group_models_for(batch, "pass^k", opts))
+    models = [None if st else next(fits) for st in stacked]
+    sub_models = {i: next(fits) for i in sub_fit}
+    for g, gks, model, st in zip(groups, gks_all, models, stacked):
+        if st:  # dropped trials: the bounds' fits join the group's
             model, bounds = model_with_bounds(g, gks, plan[g.key], opts)
             fitted[g.key] = (gks, bounds)
         rows = estimate_group(g, gks, "pass^k", opts, progress, model=model)
@@ -427,7 +444,7 @@ def summarize(
         grows["rewards"].append("none" if not g.evaluated else "fractional" if g.n_fractional else "binary")
     if ks is not None:
         warn_excluded(by_t, keyed, stacklevel=4)
-    sub = substantive_figures(trials, df, by_t, keyed, groups, opts, progress, marks)
+    sub = substantive_figures(trials, df, by_t, keyed, groups, opts, progress, plan=subplan, models=sub_models)
     schema = {c: df.schema[c] for c in by_t}
     schema.update(gschema)
     gframe = pl.DataFrame(grows, schema=schema)

@@ -32,7 +32,7 @@ from tauk.errors import StatsWarning
 
 from ..options import CI_METHODS, IntervalOptions, finite_or_none
 from ..tasks import GroupTasks
-from .model import FALLBACK, model_interval
+from .model import FALLBACK, ModelInterval, model_interval, model_interval_batch
 from .model_check import CHECK_ALPHA, check_threshold_text
 from .nonparametric import task_interval, unanimous_columns
 
@@ -43,6 +43,7 @@ __all__ = [
     "INTERVAL_FIELDS",
     "group_intervals",
     "group_model",
+    "group_models",
     "interval_notes",
 ]
 
@@ -78,6 +79,34 @@ def group_model(g: GroupTasks, ks: Sequence[int], metric: str, options: Interval
         warnings.simplefilter("ignore", RuntimeWarning)
         return model_interval(g.n, g.c, list(ks), metric=metric, estimand=estimand, check_alpha=CHECK_ALPHA,
                               fallback=FALLBACK, options=options, posterior=posterior)  # fmt: skip
+
+
+def group_models(items: Sequence[tuple[GroupTasks, Sequence[int]]], metric: str,
+                 options: IntervalOptions) -> list[dict[str, ModelInterval]]:  # fmt: skip
+    """:func:`group_model` (both estimands) of many (group, ks) at once: one vectorised fit per distinct ks, each
+    group on its own random stream (``seed_per_group``), so each result is the one-group call's (to rounding: the
+    fit is shared). Every group must have a task."""
+    out: list[Any] = [None] * len(items)
+    by_ks: dict[tuple[int, ...], list[int]] = {}
+    for i, (g, ks) in enumerate(items):
+        if g.T == 0 or not ks:
+            raise ValueError("group_models needs groups with tasks and ks")
+        by_ks.setdefault(tuple(int(k) for k in ks), []).append(i)
+    for ks, idx in by_ks.items():
+        T = max(items[i][0].T for i in idx)
+        n = np.zeros((len(idx), T), dtype=np.int64)
+        c = np.zeros((len(idx), T), dtype=np.int64)
+        for r, i in enumerate(idx):
+            g = items[i][0]
+            n[r, : g.T], c[r, : g.T] = g.n, g.c
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StatsWarning)  # k above every task: reported by the caller (n_tasks)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            both = model_interval_batch(n, c, list(ks), metric=metric, estimand="both", check_alpha=CHECK_ALPHA,
+                                        fallback=FALLBACK, options=options, seed_per_group=True)  # fmt: skip
+        for r, i in enumerate(idx):
+            out[i] = {e: both[e].group(r) for e in ("population", "fixed")}
+    return out
 
 
 def _label(source: str) -> str:

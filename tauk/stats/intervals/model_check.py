@@ -75,7 +75,7 @@ def ppc_pvalue(n, c, A, B, W, rng: np.random.Generator, draws: int = 400) -> np.
     obs_counts = np.stack([(obs == j).sum(1) for j in range(_NBINS)], 1).astype(np.float64)
     E = np.zeros((R, draws, _NBINS))
     Orep = np.zeros((R, draws, _NBINS))
-    for nv in np.unique(n[valid]):
+    for nv in sorted(set(n[valid].tolist())):  # not np.unique: its plain form imports numpy.ma (startup)
         m = ((n == nv) & valid).sum(1)
         if not m.any():
             continue

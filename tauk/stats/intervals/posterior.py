@@ -22,8 +22,8 @@ from .. import _special
 special = lazy("scipy.special")
 
 
-__all__ = ["Prior", "DEFAULT_PRIOR", "beta_moment", "beta_moments", "posterior_points", "weighted_quantiles", "resample", "pair_counts",
-           "fixed_draws"]
+__all__ = ["Prior", "DEFAULT_PRIOR", "RowStreams", "beta_moment", "beta_moments", "posterior_points", "weighted_quantiles",
+           "resample", "pair_counts", "fixed_draws"]
 
 _LOG_FORM_MAX_N = 512  # above this many trials in a task, the likelihood is summed per (n, c) pair with betaln
 
@@ -139,10 +139,14 @@ class _Loglik:
         """A, B: (G,) points shared by every group → (R, G)."""
         if self.N > _LOG_FORM_MAX_N:
             return self.per_group(np.broadcast_to(A, (self.cnt.shape[0], A.size)), np.broadcast_to(B, (self.cnt.shape[0], B.size)))
-        j = np.arange(self.S.shape[1], dtype=np.float64)
-        return (
-            self.S @ np.log(A[:, None] + j).T + self.F @ np.log(B[:, None] + j).T - self.Nn @ np.log((A + B)[:, None] + j).T
-        )
+        # a sum over j in a fixed order (not a matrix product, whose BLAS kernel and so its rounding depend on how
+        # many groups there are): each group's value is the same alone or in a batch
+        out = np.zeros((self.S.shape[0], A.size))
+        AB = A + B
+        for j in range(self.S.shape[1]):
+            s, f, m = self.S[:, j : j + 1], self.F[:, j : j + 1], self.Nn[:, j : j + 1]
+            out += s * np.log(A + j) + f * np.log(B + j) - m * np.log(AB + j)
+        return out
 
     def per_group(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         """A, B: (R, G) points, one set per group → (R, G)."""
@@ -284,7 +288,45 @@ def weighted_quantiles(x: np.ndarray, w: np.ndarray, qs) -> np.ndarray:
     return out
 
 
-def resample(W: np.ndarray, S: int, rng: np.random.Generator) -> np.ndarray:
+class RowStreams:
+    """One random stream per row (group): ``random``, ``beta`` and ``multinomial`` split their arrays along the first
+    axis and draw each row from its own generator, so that a group's draws — and so its interval — are those of a call
+    with that group alone, whatever else is in the batch. A row whose multinomial counts are all 0 draws nothing (as
+    a one-group call skips it).
+
+    >>> s = RowStreams.seeded(0, 2)
+    >>> bool((s.random((2, 3))[1] == np.random.default_rng(0).random((1, 3))[0]).all())
+    True
+    """
+
+    def __init__(self, gens: list[np.random.Generator]):
+        self.gens = gens
+
+    @classmethod
+    def seeded(cls, seed: int | None, rows: int) -> RowStreams:
+        """``rows`` streams, each ``np.random.default_rng(seed)``."""
+        return cls([np.random.default_rng(seed) for _ in range(rows)])
+
+    def take(self, rows: np.ndarray) -> RowStreams:
+        """The streams of ``rows`` (indices)."""
+        return RowStreams([self.gens[int(r)] for r in rows])
+
+    def random(self, shape: tuple[int, ...]) -> np.ndarray:
+        return np.stack([g.random(shape[1:]) for g in self.gens])
+
+    def beta(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = np.broadcast_arrays(a, b)
+        return np.stack([g.beta(a[r], b[r]) for r, g in enumerate(self.gens)])
+
+    def multinomial(self, n: np.ndarray, pvals: np.ndarray) -> np.ndarray:
+        out = np.zeros(pvals.shape, dtype=np.int64)
+        for r, g in enumerate(self.gens):
+            if np.any(n[r]):
+                out[r] = g.multinomial(n[r][None, ...], pvals[r][None, ...])[0]
+        return out
+
+
+def resample(W: np.ndarray, S: int, rng: np.random.Generator | RowStreams) -> np.ndarray:
     """Systematic resampling: (R, S) indices of S draws from each row's weights."""
     cw = np.cumsum(W, axis=1)
     cw[:, -1] = 1.0

@@ -94,7 +94,7 @@ def floor_variance(n: np.ndarray, c: np.ndarray, k: int, metric: str) -> np.ndar
     m = (n >= k) & (n > 0)
     x = c if metric == "pass^k" else n - c
     terms = np.zeros(n.shape)
-    for size in np.unique(n[m]):
+    for size in sorted(set(n[m].tolist())):  # not np.unique: its plain form imports numpy.ma (startup)
         at = m & (n == size)
         terms[at] = variance_minorant(int(size), int(k))[x[at]]
     theta, Tk = unbiased_means(n, c, k, metric)

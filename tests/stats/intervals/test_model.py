@@ -357,3 +357,47 @@ def test_a_shared_fit_gives_each_call_its_own_result(metric):
             np.testing.assert_array_equal(shared[est].check_p, alone[est].check_p)
     with pytest.raises(TaukError, match="one row per group"):
         model_interval_batch(n, c, [1], posterior=tuple(x[:1] for x in post))
+
+
+@pytest.mark.parametrize("metric", ["pass^k", "pass@k"])
+def test_seed_per_group_batch_is_each_group_alone_bit_for_bit(metric):
+    """``seed_per_group=True`` (what summaries use, issue 27): a batch of groups of different sizes, trial counts and
+    check outcomes gives each group exactly the numbers of a call with that group alone — so batching groups to
+    save time changes no printed figure. With one shared stream (the default) the fixed-task draws differ."""
+    rng = np.random.default_rng(3)
+    G, T = 6, 30
+    n = rng.integers(1, 9, (G, T))
+    n[2, 20:] = 0  # a shorter group, padded
+    n[3] = np.where(np.arange(T) < 12, 4, 0)
+    n[4] = 1  # one trial per task: Blaker's interval, no draw
+    c = rng.binomial(n, rng.beta(0.6, 0.8, (G, T)))
+    n[5] = 8
+    c[5] = np.where(np.arange(T) % 2, 7, 1)  # a two-point population: the check fails, the fallback joins
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StatsWarning)
+        batch = M.model_interval_batch(n, c, [1, 2], metric=metric, estimand="both", seed_per_group=True)
+        shared = M.model_interval_batch(n, c, [1, 2], metric=metric, estimand="both")
+        alone = [M.model_interval_batch(n[g : g + 1], c[g : g + 1], [1, 2], metric=metric, estimand="both")
+                 for g in range(G)]  # fmt: skip
+    assert not batch["population"].check_passed[5]
+    for e in ("population", "fixed"):
+        for f in ("lo", "hi", "posterior_mean", "model_lo", "model_hi", "check_p"):
+            for g in range(G):
+                np.testing.assert_array_equal(getattr(batch[e], f)[g], getattr(alone[g][e], f)[0], err_msg=f"{e} {f} {g}")
+    assert not np.array_equal(shared["fixed"].lo[1:], batch["fixed"].lo[1:], equal_nan=True)
+
+
+def test_draw_quantiles_equal_numpy_nanquantile():
+    from tauk.stats.intervals.model import _draw_quantiles
+
+    rng = np.random.default_rng(1)
+    for R, S, K in [(1, 2000, 4), (5, 2000, 3), (3, 7, 2), (2, 2, 1)]:
+        fd = rng.beta(2, 3, (R, S, K))
+        fd[0, :, -1] = np.nan  # no task with that k
+        qs = [0.025, 0.5, 0.975]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want_q, want_m = np.nanquantile(fd, qs, axis=1), np.nanmean(fd, axis=1)
+        q, m = _draw_quantiles(fd, qs)
+        np.testing.assert_array_equal(q, want_q)
+        np.testing.assert_array_equal(m, want_m)
