@@ -25,7 +25,6 @@ from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, Sta
 from tauk.io import load_tasks
 from tauk.io.load import Inputs
 from tauk.results import Results
-from tauk.store import open_store as _open_store
 
 if TYPE_CHECKING:  # pragma: no cover
     from tauk import leaderboard, plot, replay, scoring, stats, tasks, widgets
@@ -77,7 +76,9 @@ def load(
     if isinstance(inputs, str | os.PathLike) and (Path(inputs) / "manifest.json").is_file():
         if agent is not None:  # a store written by tauk.ingest: opened lazily, same API
             raise TaukError("agent= relabels files as they are read; a store's labels were fixed at ingest")
-        return _open_store(inputs)
+        from tauk.store import open_store  # loaded when a store is opened (not at every start)
+
+        return open_store(inputs)
     return _results.load(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=3)
 
 _LAZY = {

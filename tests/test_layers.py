@@ -11,6 +11,7 @@ it uses from where it lives.
 
 from __future__ import annotations
 
+import argparse
 import ast
 from pathlib import Path
 
@@ -286,3 +287,25 @@ def test_import_tauk_and_the_cli_stay_light():
     code = "import tauk; print(tauk.stats.__name__, tauk.score.__name__, 'load_leaderboard' in dir(tauk))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["tauk.stats", "score", "True"]
+
+
+def test_a_command_imports_only_its_own_subcommand_module():
+    """Startup (issue 27): ``tauk summary`` builds only its own parser, so the other subcommands' modules (and what
+    they import: the report, the synthetic generator, the store) are not loaded; ``tauk --help`` still lists all."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tauk.cli; tauk.cli.build_parser(['summary', 'data']); "
+        "print(sorted(m for m in ('tauk.cli.report', 'tauk.cli.synth', 'tauk.synth', 'tauk.store', 'tauk.report', "
+        "'tauk.cli.summary') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["['tauk.cli.summary']"]
+    from tauk.cli import COMMANDS, build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert tuple(sub.choices) == COMMANDS
+    sub = next(a for a in build_parser(["--quiet-typo", "sumary"])._actions
+               if isinstance(a, argparse._SubParsersAction))  # fmt: skip
+    assert tuple(sub.choices) == COMMANDS  # a mistyped command is told every choice

@@ -23,32 +23,35 @@ module imports this package.
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
-from tauk.cli import (
-    audit,
-    compare,
-    consistency,
-    export,
-    html,
-    ingest,
-    leaderboard,
-    reliability,
-    report,
-    score,
-    summary,
-    synth,
-    validity,
-)
-from tauk.cli.compare import COMPARE_KEYS
 from tauk.errors import TaukError
 
-__all__ = ["COMPARE_KEYS", "build_parser", "main"]
+__all__ = ["COMMANDS", "COMPARE_KEYS", "build_parser", "main"]
 
-SUBCOMMANDS = (summary, compare, audit, score, consistency, reliability, validity, leaderboard, report, html, ingest,
-               export, synth)
+COMMANDS = ("summary", "compare", "audit", "score", "consistency", "reliability", "validity", "leaderboard", "report",
+            "html", "ingest", "export", "synth")  # fmt: skip
+"""The subcommands, in ``tauk --help`` order; each is the module ``tauk.cli.<name>`` with an ``add_parser``."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMPARE_KEYS":  # the compare module's, loaded when asked (not at every start)
+        from tauk.cli.compare import COMPARE_KEYS
+
+        return COMPARE_KEYS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    """The subcommand ``argv`` names (its first non-option word), if it is one; the top-level options take no
+    value, so that word is the command."""
+    word = next((a for a in argv or () if not a.startswith("-")), None)
+    return word if word in COMMANDS else None
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):
@@ -70,15 +73,17 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of every subcommand — or, when ``argv`` names one, of that one alone (only its module
+    is imported: a command starts faster; ``tauk --help`` and a mistyped command still see them all)."""
     from tauk import __version__
 
     parser = argparse.ArgumentParser(prog="tauk", description="Analyse τ²-bench / τ-bench trial logs.")
     parser.add_argument("--version", action="version", version=f"tauk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for module in SUBCOMMANDS:
-        module.add_parser(sub)
+    named = _command_of(argv)
+    for name in (named,) if named else COMMANDS:
+        importlib.import_module(f"tauk.cli.{name}").add_parser(sub)
     return parser
 
 
@@ -98,7 +103,12 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2."""
-    parser = build_parser()
+    if argv is None:  # a command's process (not a call from Python): what is loaded by now lives as long as the
+        # process, so full collections need not walk it, and a short run allocates few cycles — collect rarely (as
+        # mypy does; ~20 ms of a summary's start)
+        gc.freeze()
+        gc.set_threshold(100_000, 50, 50)
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     args.from_command_line = argv is None
     if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
