@@ -364,32 +364,36 @@ def fixed_draws(a, b, n, c, ks, rng, within="beta") -> np.ndarray:
         return out
     pairs, cnt = pair_counts(n, c)
     K = len(ks)
-    kk = np.asarray(ks)
-    mean = np.zeros((R, S, K))
-    var = np.zeros((R, S, K))
-    Tk = np.zeros((R, K))
-    steps = np.arange(2 * int(kk.max()), dtype=np.float64)
-    a3, ab3 = a[..., None], (a + b)[..., None]
+    kk = [int(k) for k in ks]
+    mean = np.zeros((K, R, S))  # k first: each k's (R, S) slab contiguous; moved to (R, S, K) for the draw
+    var = np.zeros((K, R, S))
+    Tk = np.zeros((K, R))
+    need = set(kk) | {2 * k for k in kk}
+    ab = a + b
     for p, (nn, cc) in enumerate(pairs):
         w = cnt[:, p]
-        use = kk <= nn
-        if not w.any() or not use.any():
+        if not w.any() or min(kk) > nn:
             continue
-        # E[x^m] of the task posterior Beta(α + c, β + n − c), m = 1 … 2·max k, as cumulative products
-        cp = (a3 + cc + steps) / (ab3 + nn + steps)
-        np.cumprod(cp, axis=-1, out=cp)
-        e1 = cp[..., kk - 1]
-        e2 = cp[..., 2 * kk - 1]
-        wk = (w[:, None] * use[None, :])[:, None, :]  # (R, 1, K)
-        mean += wk * e1
-        e2 -= e1 * e1
-        np.maximum(e2, 0.0, out=e2)
-        e2 *= wk
-        var += e2
-        Tk += wk[:, 0, :]
+        # E[x^m] of the task posterior Beta(α + c, β + n − c), m = 1 … 2·max k: the running product of
+        # (α + c + j)/(α + β + n + j), j < m, kept at the m's needed
+        moments, cur = {}, None
+        for j in range(2 * max(k for k in kk if k <= nn)):
+            term = (a + cc + j) / (ab + nn + j)
+            cur = term if cur is None else cur * term
+            if j + 1 in need:
+                moments[j + 1] = cur
+        wc = w[:, None]
+        for i, k in enumerate(kk):
+            if k > nn:
+                continue
+            e1, e2 = moments[k], moments[2 * k]
+            mean[i] += wc * e1
+            var[i] += wc * np.maximum(e2 - e1 * e1, 0.0)
+            Tk[i] += w
+    mean, var, Tk = np.moveaxis(mean, 0, -1), np.moveaxis(var, 0, -1), Tk.T
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean /= Tk[:, None, :]
-        var /= (Tk**2)[:, None, :]
+        mean = mean / Tk[:, None, :]
+        var = var / (Tk**2)[:, None, :]
         phi = mean * (1.0 - mean) / var - 1.0
     ok = np.isfinite(phi) & (phi > 0) & (mean > 0) & (mean < 1)
     draw = rng.beta(np.where(ok, mean * phi, 1.0), np.where(ok, (1.0 - mean) * phi, 1.0))
