@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
@@ -252,4 +251,6 @@ class Results:
         return s
 
     def _repr_html_(self) -> str:
+        import html  # loaded when a notebook renders one (not at every start)
+
         return "<pre>" + html.escape(repr(self)) + "</pre>" + self.runs._repr_html_()

@@ -9,7 +9,7 @@ fractional one) they hand over to SciPy, imported then.
   combination above 171, a gamma ratio below: both within a few ulp of ``lgamma(a + b)``);
 * :func:`expit` — ``1 / (1 + exp(−x))``, SciPy's own formula;
 * :func:`comb` — C(n, k) of integer n (0 where n < k or n < 0), exact via :func:`math.comb`;
-* :func:`ndtri` — the normal quantile (:class:`statistics.NormalDist`, Wichura's AS 241);
+* :func:`ndtri` — the normal quantile (Wichura's AS 241, as :class:`statistics.NormalDist`; vectorised);
 * :func:`chi2_sf` — the χ² upper tail for an integer df, by its finite series (Q(m, h) = e^−h Σ h^j/j!; odd df
   from erfc);
 * :func:`t_ppf` — Student's t quantile: Newton on log t for the two-sided tail I_{ν/(ν+t²)}(ν/2, ½), the
@@ -24,7 +24,6 @@ fractional one) they hand over to SciPy, imported then.
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
 import numpy as np
 
@@ -72,21 +71,46 @@ def comb(n, k: int):
     return out[()] if out.ndim == 0 else out
 
 
-_NORMAL = NormalDist()
+# Wichura's AS 241 (PPND16, Applied Statistics 37:477–484, 1988): rational approximations in three regions of p,
+# coefficients from the paper, highest power first (Horner)
+_AS241 = (
+    ((2.5090809287301226727e3, 3.3430575583588128105e4, 6.7265770927008700853e4, 4.5921953931549871457e4,
+      1.3731693765509461125e4, 1.9715909503065514427e3, 1.3314166789178437745e2, 3.3871328727963666080e0),
+     (5.2264952788528545610e3, 2.8729085735721942674e4, 3.9307895800092710610e4, 2.1213794301586595867e4,
+      5.3941960214247511077e3, 6.8718700749205790830e2, 4.2313330701600911252e1, 1.0)),
+    ((7.7454501427834140764e-4, 2.2723844989269184583e-2, 2.4178072517745061177e-1, 1.2704582524523683826e0,
+      3.6478483247632046050e0, 5.7694972214606914055e0, 4.6303378461565452959e0, 1.4234371107496835773e0),
+     (1.0507500716444168432e-9, 5.4759380849953449460e-4, 1.5198666563616457197e-2, 1.4810397642748007459e-1,
+      6.8976733498510000455e-1, 1.6763848301838038494e0, 2.0531916266377588219e0, 1.0)),
+    ((2.0103343992922881327e-7, 2.7115555687434875782e-5, 1.2426609473880784386e-3, 2.6532189526576123093e-2,
+      2.9656057182850489123e-1, 1.7848265399172913358e0, 5.4637849111641143699e0, 6.6579046435011037772e0),
+     (2.0442631033899397856e-15, 1.4215117583164458887e-7, 1.8463183175100546818e-5, 7.8686913114561329059e-4,
+      1.4875361290850614852e-2, 1.3692988092273580531e-1, 5.9983220655588793769e-1, 1.0)),
+)  # fmt: skip
 
 
-def _ndtri1(p: float) -> float:
-    if p <= 0.0 or p >= 1.0:
-        return -math.inf if p == 0.0 else math.inf if p == 1.0 else math.nan
-    return _NORMAL.inv_cdf(p)
-
-
-_NDTRI = np.frompyfunc(_ndtri1, 1, 1)
+def _horner(coefs: tuple[float, ...], r: np.ndarray) -> np.ndarray:
+    out = np.full_like(r, coefs[0])
+    for c in coefs[1:]:
+        out = out * r + c
+    return out
 
 
 def ndtri(p):
-    """The standard normal quantile (−∞ at 0, +∞ at 1)."""
-    out = np.asarray(_NDTRI(np.asarray(p, dtype=np.float64)), dtype=np.float64)
+    """The standard normal quantile (−∞ at 0, +∞ at 1, NaN outside), by AS 241 (as :class:`statistics.NormalDist`,
+    whose ``inv_cdf`` is the same algorithm; vectorised)."""
+    p = np.asarray(p, dtype=np.float64)
+    q = p - 0.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r0 = 0.180625 - q * q
+        central = q * _horner(_AS241[0][0], r0) / _horner(_AS241[0][1], r0)
+        r = np.sqrt(-np.log(np.where(q <= 0.0, p, 1.0 - p)))
+        r1, r2 = r - 1.6, r - 5.0
+        tail = np.where(r <= 5.0, _horner(_AS241[1][0], r1) / _horner(_AS241[1][1], r1),
+                        _horner(_AS241[2][0], r2) / _horner(_AS241[2][1], r2))  # fmt: skip
+    out = np.where(np.abs(q) <= 0.425, central, np.where(q < 0.0, -tail, tail))
+    out = np.where(p == 0.0, -np.inf, np.where(p == 1.0, np.inf, out))
+    out = np.where((p < 0.0) | (p > 1.0) | np.isnan(p), np.nan, out)
     return out[()] if out.ndim == 0 else out
 
 

@@ -4,7 +4,6 @@ and LaTeX (the cells formatted and escaped by :mod:`tauk.table._format`)."""
 from __future__ import annotations
 
 import csv
-import html
 import io
 import math
 import re
@@ -329,6 +328,8 @@ class SummaryTable:
 
     # -- HTML -------------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
+        import html  # loaded when a notebook renders one (not at every start)
+
         esc = html.escape
         head = "".join(f"<th>{esc(c)}</th>" for c in self.columns)
         body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self._cells())
