@@ -377,8 +377,9 @@ def fixed_draws(a, b, n, c, ks, rng, within="beta") -> np.ndarray:
         # E[x^m] of the task posterior Beta(α + c, β + n − c), m = 1 … 2·max k: the running product of
         # (α + c + j)/(α + β + n + j), j < m, kept at the m's needed
         moments, cur = {}, None
+        ac, abn = a + cc, ab + nn  # (α + c) + j and (α + β + n) + j: the same sums, in the same order, as before
         for j in range(2 * max(k for k in kk if k <= nn)):
-            term = (a + cc + j) / (ab + nn + j)
+            term = (ac + j) / (abn + j)
             cur = term if cur is None else cur * term
             if j + 1 in need:
                 moments[j + 1] = cur
