@@ -157,12 +157,30 @@ def _u_exact(n: int, c: int, k: int) -> float:
     return _math_comb(c, k) / _math_comb(n, k)
 
 
+_EXACT_TABLE_N = 56  # C(56, 28) < 2^53 < C(57, 28)
+
+
+@lru_cache(maxsize=4096)
+def _comb_table(top: int, k: int) -> np.ndarray:
+    """C(i, k) for i = 0 … top as float64 (exact for top ≤ 56); read-only."""
+    t = np.array([float(_math_comb(i, k)) for i in range(top + 1)])
+    t.flags.writeable = False
+    return t
+
+
 def u_hat(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     """Vectorised Û_k = C(c,k)/C(n,k) per task (NaN where n < k); exact on every distinct (n, c) pair."""
     n = np.asarray(n, dtype=np.int64)
     c = np.asarray(c, dtype=np.int64)
     if n.size == 0:
         return np.empty(0, dtype=np.float64)
+    top = int(n.max())
+    if top <= _EXACT_TABLE_N and int(n.min()) >= 0 and int(c.min()) >= 0:
+        # C(i, k) for i ≤ 56 is below 2^53, so exact as a float, and the quotient of two exact floats is correctly
+        # rounded: the same number as _u_exact's integer division, without a Python call per distinct pair
+        table = _comb_table(top, k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((n >= k) & (n > 0), table[np.minimum(c, top)] / table[n], np.nan)
     pairs, inverse = np.unique(np.stack([n, c], axis=1), axis=0, return_inverse=True)
     vals = np.array([_u_exact(int(a), int(b), k) for a, b in pairs], dtype=np.float64)
     return vals[np.asarray(inverse).reshape(-1)]
