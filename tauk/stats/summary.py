@@ -524,5 +524,6 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
         schema=gframe.schema,
     )
     order = {r: i for i, r in enumerate(runs["run_id"].to_list())}
-    out = pl.concat([gframe, extra])
-    return out.with_columns(pl.col("run_id").replace_strict(order, default=len(order)).alias("_o")).sort("_o").drop("_o")
+    out = pl.concat([gframe, extra]) if extra.height else gframe
+    return out.lazy().with_columns(pl.col("run_id").replace_strict(order, default=len(order)).alias("_o")) \
+        .sort("_o").drop("_o").collect()  # fmt: skip

@@ -254,7 +254,7 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
         infra_expr = pl.col("is_infra_error").fill_null(False)
     else:
         infra_expr = pl.lit(False)
-    df = df.with_columns(
+    df = df.lazy().with_columns(  # the two steps in one query
         pl.col("task_id").cast(pl.String),
         pl.col("reward").cast(pl.Float64),
         pl.col("agent_cost").cast(pl.Float64),
@@ -270,7 +270,7 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
         .cast(pl.Int64)
         .alias("_den"),
     )
-    return df
+    return df.collect()
 
 
 @dataclass(frozen=True)
@@ -326,7 +326,7 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
         per_run = per_run_counts(df, all_keys)
     else:
         rewarded, fractional = reward_flags()
-        per_run = df.group_by(all_keys + ([] if "run_id" in all_keys else ["run_id"])).agg(
+        per_run = df.lazy().group_by(all_keys + ([] if "run_id" in all_keys else ["run_id"])).agg(
             rewarded.sum().cast(pl.Int64).alias("_ne"),
             fractional.sum().cast(pl.Int64).alias("_nf"),
             pl.col("_kept").sum().cast(pl.Int64).alias("_nk"),
@@ -334,7 +334,7 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
             pl.col("_den").first().alias("_den"),
             pl.col("num_trials").min().alias("_nt"),
         )
-    per_run = per_run.with_columns(  # τ-bench's N, never fewer than the records c is counted over (c ≤ n_k ≤ n)
+    per_run = per_run.lazy().with_columns(  # τ-bench's N, never fewer than the records c is counted over (c ≤ n_k ≤ n)
         pl.when(pl.col("_den").is_not_null() & (pl.col("_nk") > 0))
         .then(pl.max_horizontal("_den", "_nk"))
         .otherwise(pl.col("_nk"))
@@ -348,7 +348,7 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
         pl.col("_ne").sum().alias("_ne"),
         pl.col("_nf").sum().alias("_nf"),
     )
-    per_task = per_task.sort([*keys, *tkeys], nulls_last=True)
+    per_task = per_task.sort([*keys, *tkeys], nulls_last=True).collect()  # one query from the trials
     over = per_task.filter(pl.col("c") > pl.col("n"))  # only from counts made by hand: C(c,k)/C(n,k) would pass 1
     if over.height:
         raise TaukError(f"task {over['task_id'][0]!r} has {over['c'][0]} successes in {over['n'][0]} trials: these "
