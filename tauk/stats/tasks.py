@@ -355,20 +355,19 @@ def task_groups(prepared: pl.DataFrame, by: tuple[str, ...]) -> list[GroupTasks]
                         "counts were not made by tauk.stats.task_counts (successes must be among the kept trials)")
     out: list[GroupTasks] = []
     for key, part in per_task.group_by(keys, maintain_order=True):
-        kept = part.filter(pl.col("n_trials") > 0)
+        has = part["n_trials"].to_numpy() > 0  # the tasks with a kept trial (a mask, not another query)
         nt = part["_nt"].min()
         out.append(
             GroupTasks(
                 key=tuple(key) if by else (),
-                domain=np.array(
-                    kept["domain"].to_list() if "domain" in kept.columns else [None] * kept.height, dtype=object
-                ),
-                task_id=np.array(kept["task_id"].to_list(), dtype=object),
-                n=kept["n"].to_numpy().astype(np.int64),
-                c=kept["c"].to_numpy().astype(np.int64),
-                n_trials=kept["n_trials"].to_numpy().astype(np.int64),
+                domain=np.array(part["domain"].to_list() if "domain" in part.columns else [None] * part.height,
+                                dtype=object)[has],  # fmt: skip
+                task_id=np.array(part["task_id"].to_list(), dtype=object)[has],
+                n=part["n"].to_numpy().astype(np.int64)[has],
+                c=part["c"].to_numpy().astype(np.int64)[has],
+                n_trials=part["n_trials"].to_numpy().astype(np.int64)[has],
                 num_trials=None if nt is None else int(nt),
-                n_tasks_no_kept=part.height - kept.height,
+                n_tasks_no_kept=int(part.height - has.sum()),
                 n_evaluated=int(part["_ne"].sum()),
                 n_fractional=int(part["_nf"].sum()),
             )
