@@ -178,3 +178,29 @@ def test_summary_rows_carry_the_counters_and_the_other_infra_convention(shared_d
     # the other convention from infra="fail"
     s2 = tauk.stats.summarize(res, by="agent", ci=None, infra="fail")
     assert s2.records()[0]["pass_hat_k"]["1"]["estimate_infra_drop"] == pytest.approx(one["estimate"])
+
+
+def test_grouped_head_counters_are_the_separate_counters_joined(shared_data):
+    """The grouped head counters are one query (issue 27, startup); each of their columns equals the public counter
+    it comes from, row for row — a group of infrastructure errors only included (its counts 0, its accuracies null)."""
+    import polars as pl
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        res = tauk.load(_shared_files(shared_data), strict=False)
+    t = res.trials
+    only_infra = t.head(3).with_columns(pl.lit("infra-only").alias("agent"),
+                                        pl.lit("infrastructure_error").alias("termination_reason"))  # fmt: skip
+    t = pl.concat([t, only_infra])
+    keys = ["agent", "domain"]
+    got = counters.head_counters(t, by=keys)
+    assert got.filter(agent="infra-only").row(0, named=True)["n_simulations"] == 0
+    assert got.filter(agent="infra-only")["read_accuracy"].is_null().all()
+    parts = [counters.db_checks(t, by=keys), counters.authentication(t, by=keys), counters.action_accuracy(t, by=keys),
+             counters.responsiveness(t, by=keys), counters.terminations(t, by=keys), counters.first_critical(t, by=keys)]
+    for part in parts:
+        cols = [c for c in part.columns if c not in keys and c != "n_reviewed"]
+        want = got.select(keys).join(part, on=keys, how="left", nulls_equal=True).select(cols)
+        counts = [c for c in cols if want.schema[c] == pl.Int64]
+        want = want.with_columns([pl.col(c).fill_null(0) for c in counts])
+        assert got.select(cols).equals(want), cols

@@ -125,8 +125,12 @@ def db_checks(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) -> p
     (100, 53, 37, 10)
     """
     t = _frame(trials)
+    return _agg(t, by, **_db_aggs(t))
+
+
+def _db_aggs(t: pl.DataFrame) -> dict[str, pl.Expr]:
     m = _col(t, "db_match", pl.Boolean)
-    return _agg(t, by, db_match=_count(m), db_mismatch=_count(~m), db_not_checked=_count(m.is_null()))
+    return {"db_match": _count(m), "db_mismatch": _count(~m), "db_not_checked": _count(m.is_null())}
 
 
 def authentication(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) -> pl.DataFrame:
@@ -139,15 +143,17 @@ def authentication(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT)
     (100, 0, 0, 0, 100)
     """
     t = _frame(trials)
+    return _agg(t, by, **_auth_aggs(t))
+
+
+def _auth_aggs(t: pl.DataFrame) -> dict[str, pl.Expr]:
     s = _col(t, "auth_status", pl.String)
-    return _agg(
-        t,
-        by,
-        auth_succeeded=_count(s == "succeeded"),
-        auth_failed=_count(s == "failed"),
-        auth_not_needed=_count(s.is_not_null() & ~s.is_in(["succeeded", "failed"])),
-        auth_not_checked=_count(s.is_null()),
-    )
+    return {
+        "auth_succeeded": _count(s == "succeeded"),
+        "auth_failed": _count(s == "failed"),
+        "auth_not_needed": _count(s.is_not_null() & ~s.is_in(["succeeded", "failed"])),
+        "auth_not_checked": _count(s.is_null()),
+    }
 
 
 def terminations(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) -> pl.DataFrame:
@@ -163,17 +169,7 @@ def terminations(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) -
     """
     t = _frame(trials)
     keys = _by(t, by)
-    r = _col(t, "termination_reason", pl.String)
-    known = ["user_stop", "agent_stop", "max_steps", *ERROR_ENDINGS]
-    out = _agg(
-        t,
-        keys,
-        termination_user_stop=_count(r == "user_stop"),
-        termination_agent_stop=_count(r == "agent_stop"),
-        termination_max_steps=_count(r == "max_steps"),
-        termination_error=_count(r.is_in(list(ERROR_ENDINGS))),
-        termination_other=_count(~r.is_in(known) | r.is_null()),
-    )
+    out = _agg(t, keys, **_termination_aggs(t))
     infra = (t.group_by(keys).agg(termination_infrastructure_error=_count(_infra(t))) if keys
              else t.select(termination_infrastructure_error=_count(_infra(t))))  # fmt: skip
     if not keys:
@@ -187,6 +183,18 @@ def terminations(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) -
     )
 
 
+def _termination_aggs(t: pl.DataFrame) -> dict[str, pl.Expr]:
+    r = _col(t, "termination_reason", pl.String)
+    known = ["user_stop", "agent_stop", "max_steps", *ERROR_ENDINGS]
+    return {
+        "termination_user_stop": _count(r == "user_stop"),
+        "termination_agent_stop": _count(r == "agent_stop"),
+        "termination_max_steps": _count(r == "max_steps"),
+        "termination_error": _count(r.is_in(list(ERROR_ENDINGS))),
+        "termination_other": _count(~r.is_in(known) | r.is_null()),
+    }
+
+
 def action_accuracy(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) -> pl.DataFrame:
     """``by…, n_simulations, read_actions, read_actions_correct, read_accuracy, write_actions,
     write_actions_correct, write_accuracy`` (from each recorded action check's ``tool_type``).
@@ -198,25 +206,27 @@ def action_accuracy(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT
     (100, 0, 0, None, 0, 0, None)
     """
     t = _frame(trials)
+    out = _agg(t, by, **_action_aggs(t))
+    keys = _by(t, by)
+    return out.with_columns(**_ACCURACY).select(*keys, "n_simulations", *_ACTION_COLUMNS)
 
+
+def _action_aggs(t: pl.DataFrame) -> dict[str, pl.Expr]:
     def total(name: str) -> pl.Expr:
         return _col(t, name, pl.Int64).fill_null(0).sum().cast(pl.Int64)
 
-    out = _agg(
-        t,
-        by,
-        read_actions=total("n_read_actions"),
-        read_actions_correct=total("n_read_actions_correct"),
-        write_actions=total("n_write_actions"),
-        write_actions_correct=total("n_write_actions_correct"),
-    )
-    ratio = {side: pl.when(pl.col(f"{side}_actions") > 0)
+    return {
+        "read_actions": total("n_read_actions"),
+        "read_actions_correct": total("n_read_actions_correct"),
+        "write_actions": total("n_write_actions"),
+        "write_actions_correct": total("n_write_actions_correct"),
+    }
+
+
+_ACCURACY = {f"{side}_accuracy": pl.when(pl.col(f"{side}_actions") > 0)
              .then(pl.col(f"{side}_actions_correct") / pl.col(f"{side}_actions")) for side in ("read", "write")}  # fmt: skip
-    keys = _by(t, by)
-    return out.with_columns(read_accuracy=ratio["read"], write_accuracy=ratio["write"]).select(
-        *keys, "n_simulations", "read_actions", "read_actions_correct", "read_accuracy", "write_actions",
-        "write_actions_correct", "write_accuracy",
-    )  # fmt: skip
+_ACTION_COLUMNS = ("read_actions", "read_actions_correct", "read_accuracy", "write_actions", "write_actions_correct",
+                   "write_accuracy")  # fmt: skip
 
 
 def responsiveness(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) -> pl.DataFrame:
@@ -229,8 +239,12 @@ def responsiveness(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT)
     (100, 0, 0)
     """
     t = _frame(trials)
+    return _agg(t, by, **_responsiveness_aggs(t))
+
+
+def _responsiveness_aggs(t: pl.DataFrame) -> dict[str, pl.Expr]:
     u = _col(t, "had_unresponsive_period", pl.Boolean)
-    return _agg(t, by, sims_with_responsiveness_info=_count(u.is_not_null()), sims_with_unresponsive_period=_count(u))
+    return {"sims_with_responsiveness_info": _count(u.is_not_null()), "sims_with_unresponsive_period": _count(u)}
 
 
 # ---- LLM reviews ---------------------------------------------------------------------------------------------
@@ -390,6 +404,8 @@ def head_counters(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) 
     """
     t = _frame(trials)
     keys = _by(t, by)
+    if keys:
+        return _grouped_head_counters(t, keys)
     out = db_checks(t, by=keys)
     for part in (authentication(t, by=keys), action_accuracy(t, by=keys), responsiveness(t, by=keys)):
         out = out.join(part.drop("n_simulations"), on=keys, how="left", nulls_equal=True) if keys else \
@@ -420,4 +436,42 @@ def head_counters(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) 
                      "agent_errors", "user_errors"]  # fmt: skip
     return out.with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in [*counts, *review_counts]]).sort(
         keys or "n_simulations", nulls_last=True
+    )
+
+
+_COUNTS = ("n_simulations", "db_match", "db_mismatch", "db_not_checked", "auth_succeeded", "auth_failed",
+           "auth_not_needed", "auth_not_checked", "read_actions", "read_actions_correct", "write_actions",
+           "write_actions_correct", "sims_with_responsiveness_info", "sims_with_unresponsive_period",
+           "termination_user_stop", "termination_agent_stop", "termination_max_steps", "termination_error",
+           "termination_other", "termination_infrastructure_error", "n_reviewed", "first_critical_agent",
+           "first_critical_user", "first_critical_none", "agent_errors", "user_errors")  # fmt: skip
+
+
+def _grouped_head_counters(t: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """:func:`head_counters` with group keys: every aggregate of the evaluated simulations in one query (the same
+    expressions as the separate counters), joined to the infrastructure-error counts of all simulations (a group of
+    infrastructure errors only still gets its row) and the review tallies."""
+    evaluated = {"n_simulations": pl.len().cast(pl.Int64), **_db_aggs(t), **_auth_aggs(t), **_action_aggs(t),
+                 **_responsiveness_aggs(t), **_termination_aggs(t)}  # fmt: skip
+    lazy = t.lazy()
+    counted = lazy.filter(~_infra(t)).group_by(keys, maintain_order=True).agg(**evaluated)
+    infra = lazy.group_by(keys).agg(termination_infrastructure_error=_count(_infra(t)))
+    sev = review_severities(t, by=keys)
+    tot = sev.group_by(keys).agg(
+        agent_errors=pl.col("errors").filter(pl.col("source") == "agent").sum().cast(pl.Int64),
+        user_errors=pl.col("errors").filter(pl.col("source") == "user").sum().cast(pl.Int64),
+    )
+    crit = first_critical(t, by=keys)
+    columns = [*keys, "n_simulations", *_db_aggs(t), *_auth_aggs(t), *_ACTION_COLUMNS, *_responsiveness_aggs(t),
+               *_termination_aggs(t), "termination_infrastructure_error", *crit.columns[len(keys):], "agent_errors",
+               "user_errors"]  # fmt: skip
+    return (
+        infra.join(counted, on=keys, how="left", nulls_equal=True)
+        .join(crit.lazy(), on=keys, how="left", nulls_equal=True)
+        .join(tot.lazy(), on=keys, how="left", nulls_equal=True)
+        .with_columns(**_ACCURACY)
+        .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in _COUNTS])
+        .select(columns)
+        .sort(keys, nulls_last=True)
+        .collect()
     )
