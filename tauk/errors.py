@@ -27,11 +27,11 @@ def check_columns(asked, columns, what: str = "group by") -> None:
     ...
     tauk.errors.TaukError: cannot group by 'agnet': not a column (did you mean 'agent'?); choose from agent, domain
     """
-    import difflib
-
     cols = list(columns)
     for col in asked:
         if col not in cols:
+            import difflib  # only for the message (not at every check: a command's start)
+
             choices = [c for c in cols if not str(c).startswith("_")]
             close = difflib.get_close_matches(str(col), choices, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
