@@ -71,6 +71,7 @@ from .results import (
     interval_label,
     rows_frame,
 )
+from .score import TrialCounts
 
 stats = lazy("scipy.stats")
 
@@ -416,7 +417,8 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
         mean, se, _ = column_stats(d)
         se0 = float(se[0]) if T > 1 else float("nan")
         tt = paired_test(d, ci=level, test="t")
-        head = tt if test == "t" else paired_test(d, ci=level, test=test, permutations=permutations, seed=options.seed)
+        head = tt if test == "t" else paired_test(d, ci=level, test=test, permutations=permutations, seed=options.seed,
+                                                  trials=TrialCounts(na, ca, nb, cb, k))
         if method == "model":
             lo, hi = head.lo, head.hi
         elif T > 1:
