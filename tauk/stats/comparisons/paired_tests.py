@@ -334,9 +334,11 @@ def paired_test(
 
 @keyword_options(("U", "pairs"), renamed={"level": "ci", "method": "test"})
 def pairwise_pvalues(
-    U: np.ndarray, pairs: list[tuple[int, int]], *, test: str = PAIRED_TEST, ci: float = CI_LEVEL, seed: int | None = SEED
+    U: np.ndarray, pairs: list[tuple[int, int]], *, test: str = PAIRED_TEST, ci: float = CI_LEVEL, seed: int | None = SEED,
+    counts: tuple[np.ndarray, np.ndarray, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided p-values of ``test`` and mean differences (column i − column j) of U (T × K) for each pair (i, j)."""
+    """Two-sided p-values of ``test`` and mean differences (column i − column j) of U (T × K) for each pair (i, j);
+    ``counts`` = (trials N, successes C, both T × K, k) behind U, passed to the score test as compare() does."""
     U = np.asarray(U, dtype=np.float64)
     ii = np.array([a for a, _ in pairs], dtype=np.int64)
     jj = np.array([b for _, b in pairs], dtype=np.int64)
@@ -345,6 +347,10 @@ def pairwise_pvalues(
         mean, _, _, p = _t_columns(D, 1.0 - ci)
         return p, mean
     if test == "score":
-        return np.array([score_pvalue(D[:, q], ci=ci) for q in range(D.shape[1])]), D.mean(axis=0)
+        if counts is None:
+            return np.array([score_pvalue(D[:, q], ci=ci) for q in range(D.shape[1])]), D.mean(axis=0)
+        N, C, k = counts
+        return np.array([score_pvalue(D[:, q], ci=ci, trials=TrialCounts(N[:, a], C[:, a], N[:, b], C[:, b], k))
+                         for q, (a, b) in enumerate(pairs)]), D.mean(axis=0)  # fmt: skip
     out = [paired_test(D[:, q], ci=ci, test=test, seed=seed) for q in range(D.shape[1])]
     return np.array([r.p_value for r in out]), np.array([r.estimate for r in out])

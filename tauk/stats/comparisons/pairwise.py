@@ -349,11 +349,14 @@ def _rank_intervals(gs: dict[Any, GroupTasks], names, k, ci, test) -> list[dict]
     if T == 0:
         return [{"label": n, **empty} for n in names]
     U = np.empty((T, len(present)))
+    N = np.empty((T, len(present)), dtype=np.int64)
+    C = np.empty((T, len(present)), dtype=np.int64)
     for j, n in enumerate(present):
         sel = np.array([idx[n][t] for t in common], dtype=np.int64)
-        U[:, j] = u_hat(gs[n].n[sel], gs[n].c[sel], k)
-    per = rank_intervals(U, ci=ci, simultaneous=False, test=test)
-    sim = rank_intervals(U, ci=ci, simultaneous=True, test=test)
+        N[:, j], C[:, j] = gs[n].n[sel], gs[n].c[sel]
+        U[:, j] = u_hat(N[:, j], C[:, j], k)
+    per = rank_intervals(U, ci=ci, simultaneous=False, test=test, counts=(N, C, k))
+    sim = rank_intervals(U, ci=ci, simultaneous=True, test=test, counts=(N, C, k))
     out = [{"label": n, "n_tasks": T, "estimate": float(U[:, j].mean()), "rank": float(per.rank[j]),
             "rank_low": float(per.lo[j]), "rank_high": float(per.hi[j]), "rank_low_simultaneous": float(sim.lo[j]),
             "rank_high_simultaneous": float(sim.hi[j])} for j, n in enumerate(present)]  # fmt: skip

@@ -323,3 +323,20 @@ def test_compare_passes_the_trial_counts():
     assert row["ci_high"] - row["ci_low"] < 0.8 * (old.hi - old.lo)
     assert row["ci_high"] - row["ci_low"] > row["t_high"] - row["t_low"]
     assert row["p_value"] >= ALPHA and row["ci_low"] < 0 < row["ci_high"]
+
+
+def test_rank_pvalues_use_the_trial_counts_as_compare_does():
+    """Rank intervals' pairwise p-values get the same trial counts as compare()'s rows: with one of 12 tasks
+    differing at n = 4, k = 1, the floored t's p, not the score construction's."""
+    from tauk.stats.comparisons.paired_tests import pairwise_pvalues
+    from tauk.stats.comparisons.score import TrialCounts
+
+    C = np.array([[4, 4, 4]] * 5 + [[0, 0, 0]] * 6 + [[1, 0, 3]])
+    N = np.full(C.shape, 4)
+    U = C / 4.0
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    p, _ = pairwise_pvalues(U, pairs, counts=(N, C, 1))
+    for q, (a, b) in enumerate(pairs):
+        want = paired_test(U[:, a] - U[:, b], trials=TrialCounts(N[:, a], C[:, a], N[:, b], C[:, b], 1)).p_value
+        assert p[q] == pytest.approx(want)
+    assert p[0] != pytest.approx(score_pvalue(U[:, 0] - U[:, 1]))
