@@ -516,7 +516,9 @@ def comparisons_page() -> str:
         "(`test=\"score\"`, `tauk/stats/comparisons/score.py`) is Tango's score interval with the exact "
         "unconditional p-value where every d_t is −1, 0 or 1, the paired t widened towards a skewed tail (its union "
         "with Hall's skewness-corrected t, p the larger of the two) where d_t is not ternary and ≥ 5 tasks "
-        "differ, the constrained-MLE score interval below that. Coverage of the true δ ∈ {0, ±0.07, ±0.15} at "
+        "differ, below that the same with its SD floored at the trial-level binomial SD where k = 1 (compare() passes "
+        "the trial counts) and the constrained-MLE score interval where k > 1. Coverage of the true δ ∈ {0, ±0.07, "
+        "±0.15} at "
         "T ∈ {10, 20, 50}, (n, k) ∈ {(1, 1), (4, 1), (4, 4), (8, 1), (8, 4)}, four task populations (two of them "
         "sparse: few tasks differ); exact trinomial sums where d_t is ternary, else 1,000 simulated benchmarks a "
         "cell (`benchmarks/calibration_compare_delta.py`).",

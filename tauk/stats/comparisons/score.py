@@ -43,14 +43,15 @@ The p-value tests δ = 0 with the same statistic:
   T = 20) stay a case the t-based interval under-covers (``docs/calibration/comparisons.md``);
 * non-ternary with fewer than 5 tasks differing, k = 1 and the trial counts given (:class:`TrialCounts`, as
   ``compare()`` passes them; ``"floored t"``): the skew t above with s floored at the trial-level SD the counts
-  imply — √ of the mean over tasks of Var(Û^A) + Var(Û^B), each binomial at the task's Jeffreys posterior-mean
-  rate (c + ½)/(n + 1) (:func:`binomial_floor`) — and γ scaled to the floored spread. Whatever the tasks' true
+  imply — √ of the mean over tasks of Var(Û^A) + Var(Û^B), each binomial at the task's Jeffreys posterior-mean rate
+  (c + ½)/(n + 1) (:func:`binomial_floor`) — and γ scaled to the floored spread. Whatever the tasks' true
   differences, d_t varies at least by trial noise; a sample SD below that (one or two tasks differing, the rest at
   0) is what made the t miss, and the floor, not an atom at ±1, keeps the interval from collapsing. Measured at
   T = 10 (``benchmarks/results/compare_delta_coverage_nonternary.txt``): width 1.02–1.33× the t where the score
-  construction was 1.10–1.89×, coverage ≥ 94.8 % in every k = 1 cell. Where k > 1 the per-task Û_k are themselves
-  skewed (most mass at 0, the rest towards 1) and the same floor covered 82 % at T = 10, n = 8, k = 4, δ = −0.15
-  (the score construction 97.6 %), so k > 1 keeps it;
+  construction was 1.10–1.89×, coverage ≥ 94.8 % in every T = 10, k = 1 cell (pseudo-counts ¼ or none: narrower,
+  down to 93.5 %, ``benchmarks/results/compare_nonternary_tradeoff.txt``). Where k > 1 the per-task Û_k are
+  themselves skewed (most mass at 0, the rest towards 1) and the same floor covered 84.8 % at T = 10, n = 8, k = 4,
+  δ = −0.15 (the score construction 97.1 %), so k > 1 keeps the score construction;
 * otherwise non-ternary with fewer than 5 tasks differing (``"normal"``): the score construction, p = 2·Φ(−|z(0)|)
   and c = z_{1−α/2}.
 
