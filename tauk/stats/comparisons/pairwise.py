@@ -8,7 +8,9 @@ Per task, d_t = Û_k^A − Û_k^B. Reported:
   :mod:`tauk.stats.comparisons.score`) — its two-sided ``p_value`` and its own interval ``ci_low`` / ``ci_high``,
   which excludes 0 exactly when p < α: where every d_t is −1, 0 or 1 Tango's score interval with the exact
   unconditional p-value (type-I ≤ α at every null discordance rate), where they are not the paired t widened towards a skewed tail
-  (Hall's skewness-corrected t, unioned with the t) once ≥ 5 tasks differ and the score construction below that; never a zero-width interval. It covers a true difference away
+  (Hall's skewness-corrected t, unioned with the t) once ≥ 5 tasks differ; below that, at k = 1, the same with its SD
+  floored at the trial-level binomial SD of the counts (:class:`~tauk.stats.comparisons.score.TrialCounts`), at
+  k > 1 the score construction; never a zero-width interval. It covers a true difference away
   from 0 as well as at 0 (``docs/calibration/comparisons.md``, ``benchmarks/calibration_compare_delta.py``).
   ``test="t"`` reports the **paired t test** (T − 1 df, the default before) — its p and interval d̄ ± t·s/√T are
   always in ``p_t`` / ``t_low`` / ``t_high``; it is calibrated at δ = 0 (type-I 4–6 % in 28 of 30 measured
