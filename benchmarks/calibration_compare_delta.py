@@ -20,8 +20,10 @@ A's logit shift for each δ is found by bisection on a fixed sample of 400,000 t
 ~1e-3). Targets (issue 23): coverage ≥ 94 % in every cell; mean width ≤ 1.10× the t interval's where t covers
 ≥ 94 %; no zero-width interval.
 
-Run: ``nice -n 10 python benchmarks/calibration_compare_delta.py [--reps 1000] [--workers 2] [--quick]``; the
-kept output is ``benchmarks/results/compare_delta_coverage.txt``.
+Run: ``nice -n 10 python benchmarks/calibration_compare_delta.py [--reps 1000] [--workers 2] [--quick]
+[--nonternary]``; the kept output is ``benchmarks/results/compare_delta_coverage.txt`` (``--nonternary``: only the
+cells with n > k, ``benchmarks/results/compare_delta_coverage_nonternary.txt``). The score method gets the trial
+counts, as ``compare()`` passes them (:class:`~tauk.stats.comparisons.score.TrialCounts`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration_compare import POPULATIONS as _BASE  # noqa: E402
 
 from tauk.stats.comparisons.paired_tests import paired_test  # noqa: E402
+from tauk.stats.comparisons.score import TrialCounts  # noqa: E402
 
 ALPHA = 0.05
 METHODS = ("score", "t")
@@ -104,11 +107,12 @@ def u_table(n: int, k: int) -> np.ndarray:
     return np.array([math.comb(c, k) / math.comb(n, k) for c in range(n + 1)])
 
 
-def evaluate(d: np.ndarray) -> dict[str, tuple[float, float, float]]:
-    """(p, lo, hi) of each method on one vector of per-task differences."""
+def evaluate(d: np.ndarray, trials: TrialCounts | None = None) -> dict[str, tuple[float, float, float]]:
+    """(p, lo, hi) of each method on one vector of per-task differences (``trials``: the counts behind it, as
+    compare() passes them)."""
     out = {}
     for m in METHODS:
-        r = paired_test(d, test=m)
+        r = paired_test(d, test=m, trials=trials if m == "score" else None)
         out[m] = (r.p_value, r.lo, r.hi)
     return out
 
@@ -167,12 +171,14 @@ def mc_cell(job):
     nz = 0
     for _ in range(reps):
         pa, pb = sampler(rng, T, s)
-        d = tab[rng.binomial(n, pa)] - tab[rng.binomial(n, pb)]
+        ca, cb = rng.binomial(n, pa), rng.binomial(n, pb)
+        d = tab[ca] - tab[cb]
         nz += int(np.count_nonzero(d))
-        key = tuple(np.round(np.sort(d), 12))
+        key = tuple(sorted(zip(ca.tolist(), cb.tolist())))
         res = cache.get(key)
         if res is None:
-            res = cache[key] = evaluate(d)
+            nn = np.full(T, n)
+            res = cache[key] = evaluate(d, TrialCounts(nn, ca, nn, cb, k))
         _add(acc, res, delta, 1.0 / reps)
     return job, acc, nz / reps
 
@@ -187,12 +193,15 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="T = 10, 20; two populations; 200 reps")
+    ap.add_argument("--nonternary", action="store_true",
+                    help="only the cells with n > k (d_t not ternary; kept in compare_delta_coverage_nonternary.txt)")
     args = ap.parse_args(argv)
     Ts = (10, 20) if args.quick else T_VALUES
     pops = ("taubench", "sparse") if args.quick else tuple(POPULATIONS)
     reps = 200 if args.quick else args.reps
     t0 = time.time()
     print(f"# benchmarks/calibration_compare_delta.py --reps {reps} --seed {args.seed}{' --quick' if args.quick else ''}"
+          f"{' --nonternary' if args.nonternary else ''}"
           f" (α = {ALPHA}; exact trinomial sums where (n, k) ∈ {{(1, 1), (4, 4)}}, else {reps} benchmarks a cell)")
     for pop in pops:
         print(f"#   {pop:9} {POPULATIONS[pop][0]}")
@@ -207,7 +216,7 @@ def main(argv=None) -> int:
                     jobs.append((T, n, k, pop, delta, reps, _seed(args.seed, T, n, k, pop, delta)))
     with ProcessPoolExecutor(max_workers=args.workers) as ex:
         futs = [ex.submit(mc_cell, j) for j in jobs]
-        for T in Ts:  # the exact cells in this process meanwhile
+        for T in () if args.nonternary else Ts:  # the exact cells in this process meanwhile
             table = exact_table(T)
             for n, k in NK:
                 if n != k:

@@ -179,8 +179,16 @@ def power_plans() -> dict[int, dict[str, float]]:
 
 
 # ---- the pages ---------------------------------------------------------------------------------------------------
-def delta_cells(name: str = "compare_delta_coverage.txt") -> list[dict]:
-    """The per-cell rows of ``benchmarks/calibration_compare_delta.py``'s output."""
+def delta_cells(name: str = "compare_delta_coverage.txt",
+                newer: str | None = "compare_delta_coverage_nonternary.txt") -> list[dict]:
+    """The per-cell rows of ``benchmarks/calibration_compare_delta.py``'s output; the cells of ``newer`` (a later
+    ``--nonternary`` run, when kept) replace the same cells of ``name``."""
+    if newer:
+        try:
+            later = {(r["T"], r["n"], r["k"], r["pop"], r["delta"]): r for r in delta_cells(newer, None)}
+        except FileNotFoundError:
+            later = {}
+        return [later.get((r["T"], r["n"], r["k"], r["pop"], r["delta"]), r) for r in delta_cells(name, None)]
     rows = []
     for line in read(name).splitlines():
         m = re.match(r"^\s*(\d+)\s+(\d+)\s+(\d+) (\S+)\s+([+-][\d.]+)\s+([\d.]+)\s+(\S+) \|\s+([\d.]+)\s+([\d.]+)"
@@ -282,8 +290,10 @@ def delta_findings() -> str:
         f"{sum(r['score'] >= 94 for r in tern)} of {len(tern)} cells (lowest {min(r['score'] for r in tern):.1f} %), "
         f"the paired t in {sum(r['t'] >= 94 for r in tern)} (lowest {min(r['t'] for r in tern):.1f} %; zero width "
         f"in up to {max(r['t_zero'] for r in tern):.1f} % of benchmarks, the default never). Elsewhere (1,000 "
-        f"benchmarks a cell, MC SE ≈ 0.7 points) the default is, wherever ≥ 5 tasks differ, the paired t widened "
-        f"towards a skewed tail (its union with Hall's skewness-corrected t) and covers ≥ 94 % in "
+        f"benchmarks a cell, MC SE ≈ 0.7 points; the non-ternary cells from the later `--nonternary` run) the "
+        f"default is, wherever ≥ 5 tasks differ, the paired t widened towards a skewed tail (its union with Hall's "
+        f"skewness-corrected t); with fewer at k = 1 the same with its SD floored at the trial-level binomial SD "
+        f"(the score construction at k > 1); it covers ≥ 94 % in "
         f"{len(other) - len(below)} of {len(other)} cells, the paired t in {sum(r['t'] >= 94 for r in other)}; "
         f"the {len(below)} below (lowest {worst['score']:.1f} % at T = {worst['T']}, n = {worst['n']}, "
         f"k = {worst['k']}, {worst['pop']}, δ = {worst['delta']:+.2f}): {listed}.{recheck} This target is **not met**. "
@@ -506,13 +516,23 @@ def comparisons_page() -> str:
         "(`test=\"score\"`, `tauk/stats/comparisons/score.py`) is Tango's score interval with the exact "
         "unconditional p-value where every d_t is −1, 0 or 1, the paired t widened towards a skewed tail (its union "
         "with Hall's skewness-corrected t, p the larger of the two) where d_t is not ternary and ≥ 5 tasks "
-        "differ, the constrained-MLE score interval below that. Coverage of the true δ ∈ {0, ±0.07, ±0.15} at "
+        "differ, below that the same with its SD floored at the trial-level binomial SD where k = 1 (compare() passes "
+        "the trial counts) and the constrained-MLE score interval where k > 1. Coverage of the true δ ∈ {0, ±0.07, "
+        "±0.15} at "
         "T ∈ {10, 20, 50}, (n, k) ∈ {(1, 1), (4, 1), (4, 4), (8, 1), (8, 4)}, four task populations (two of them "
         "sparse: few tasks differ); exact trinomial sums where d_t is ternary, else 1,000 simulated benchmarks a "
         "cell (`benchmarks/calibration_compare_delta.py`).",
         delta_findings(),
         quoted("compare_delta_coverage.txt", intro="the summary (every cell below)"),
         details("every cell", "\n\n".join(blocks(read("compare_delta_coverage.txt"), "coverage"))),
+        quoted("compare_delta_coverage_nonternary.txt", intro="the non-ternary cells again, after the floored t "
+               "replaced the score construction at k = 1 with fewer than 5 tasks differing (`--nonternary`)"),
+        details("every non-ternary cell", "\n\n".join(blocks(read("compare_delta_coverage_nonternary.txt"),
+                                                               "coverage"))),
+        "### Where the non-ternary default's extra width comes from, and what the alternatives trade",
+        quoted("compare_nonternary_tradeoff.txt", title=None, intro="`benchmarks/compare_nonternary_tradeoff.py`: "
+               "the default's mean width split by path, the floor's pseudo-count, Hall's extension at T ≥ 20 and the "
+               "sparse cells"),
         "### How narrow any interval covering ≥ 94 % everywhere can be",
         quoted("compare_width_bound.txt", intro="`benchmarks/compare_width_bound.py`: Pratt's identity and a linear "
                "programme per δ' (ternary cells, exact sums), Neyman–Pearson over the population family (the others)"),

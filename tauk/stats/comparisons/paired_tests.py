@@ -64,7 +64,7 @@ from tauk._lazy import lazy
 from tauk.conventions import CI_LEVEL, INVERSION_PERMUTATIONS, PAIRED_TEST, SEED
 
 from ..options import check_level, check_test
-from .score import score_pvalue, score_test
+from .score import TrialCounts, score_pvalue, score_test
 
 stats = lazy("scipy.stats")
 
@@ -261,6 +261,7 @@ def paired_test(
     test: str = PAIRED_TEST,
     permutations: int = INVERSION_PERMUTATIONS,
     seed: int | None = SEED,
+    trials: TrialCounts | None = None,
 ) -> PairedTest:
     """Estimate, interval and two-sided p-value for the mean of paired differences d_t (one test, agreeing).
 
@@ -283,6 +284,9 @@ def paired_test(
     permutations, seed : int
         Monte-Carlo sign flips, used by the sign-flip tests only when the exact lattice would be too large
         (defaults :data:`~tauk.conventions.INVERSION_PERMUTATIONS`, :data:`~tauk.conventions.SEED`).
+    trials : TrialCounts, optional
+        The trial counts behind d (:class:`~tauk.stats.comparisons.score.TrialCounts`), used by ``"score"`` only:
+        with k = 1 and few tasks differing it floors the spread at the trial-level binomial variance.
 
     Returns
     -------
@@ -304,16 +308,16 @@ def paired_test(
     [0.091, 0.625] p = 0.0391
     """
     d = np.asarray(d, dtype=np.float64).ravel()
-    d = d[np.isfinite(d)]
-    T = d.size
     alpha = 1.0 - check_level(ci)
     method = check_test(test)
+    if method == "score":
+        r = score_test(d, ci=1.0 - alpha, trials=trials)  # drops the NaN tasks (and their trial counts) itself
+        return PairedTest(r.estimate, r.lo, r.hi, r.p_value, method)
+    d = d[np.isfinite(d)]
+    T = d.size
     if T == 0:
         return PairedTest(math.nan, math.nan, math.nan, math.nan, method)
     est = float(d.mean())
-    if method == "score":
-        r = score_test(d, ci=1.0 - alpha)
-        return PairedTest(est, r.lo, r.hi, r.p_value, method)
     if method == "t":
         if T < 2:
             return PairedTest(est, math.nan, math.nan, math.nan, method)
@@ -330,9 +334,11 @@ def paired_test(
 
 @keyword_options(("U", "pairs"), renamed={"level": "ci", "method": "test"})
 def pairwise_pvalues(
-    U: np.ndarray, pairs: list[tuple[int, int]], *, test: str = PAIRED_TEST, ci: float = CI_LEVEL, seed: int | None = SEED
+    U: np.ndarray, pairs: list[tuple[int, int]], *, test: str = PAIRED_TEST, ci: float = CI_LEVEL, seed: int | None = SEED,
+    counts: tuple[np.ndarray, np.ndarray, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided p-values of ``test`` and mean differences (column i − column j) of U (T × K) for each pair (i, j)."""
+    """Two-sided p-values of ``test`` and mean differences (column i − column j) of U (T × K) for each pair (i, j);
+    ``counts`` = (trials N, successes C, both T × K, k) behind U, passed to the score test as compare() does."""
     U = np.asarray(U, dtype=np.float64)
     ii = np.array([a for a, _ in pairs], dtype=np.int64)
     jj = np.array([b for _, b in pairs], dtype=np.int64)
@@ -341,6 +347,10 @@ def pairwise_pvalues(
         mean, _, _, p = _t_columns(D, 1.0 - ci)
         return p, mean
     if test == "score":
-        return np.array([score_pvalue(D[:, q], ci=ci) for q in range(D.shape[1])]), D.mean(axis=0)
+        if counts is None:
+            return np.array([score_pvalue(D[:, q], ci=ci) for q in range(D.shape[1])]), D.mean(axis=0)
+        N, C, k = counts
+        return np.array([score_pvalue(D[:, q], ci=ci, trials=TrialCounts(N[:, a], C[:, a], N[:, b], C[:, b], k))
+                         for q, (a, b) in enumerate(pairs)]), D.mean(axis=0)  # fmt: skip
     out = [paired_test(D[:, q], ci=ci, test=test, seed=seed) for q in range(D.shape[1])]
     return np.array([r.p_value for r in out]), np.array([r.estimate for r in out])

@@ -8,7 +8,9 @@ Per task, d_t = Û_k^A − Û_k^B. Reported:
   :mod:`tauk.stats.comparisons.score`) — its two-sided ``p_value`` and its own interval ``ci_low`` / ``ci_high``,
   which excludes 0 exactly when p < α: where every d_t is −1, 0 or 1 Tango's score interval with the exact
   unconditional p-value (type-I ≤ α at every null discordance rate), where they are not the paired t widened towards a skewed tail
-  (Hall's skewness-corrected t, unioned with the t) once ≥ 5 tasks differ and the score construction below that; never a zero-width interval. It covers a true difference away
+  (Hall's skewness-corrected t, unioned with the t) once ≥ 5 tasks differ; below that, at k = 1, the same with its SD
+  floored at the trial-level binomial SD of the counts (:class:`~tauk.stats.comparisons.score.TrialCounts`), at
+  k > 1 the score construction; never a zero-width interval. It covers a true difference away
   from 0 as well as at 0 (``docs/calibration/comparisons.md``, ``benchmarks/calibration_compare_delta.py``).
   ``test="t"`` reports the **paired t test** (T − 1 df, the default before) — its p and interval d̄ ± t·s/√T are
   always in ``p_t`` / ``t_low`` / ``t_high``; it is calibrated at δ = 0 (type-I 4–6 % in 28 of 30 measured
@@ -71,6 +73,7 @@ from .results import (
     interval_label,
     rows_frame,
 )
+from .score import TrialCounts
 
 stats = lazy("scipy.stats")
 
@@ -348,11 +351,14 @@ def _rank_intervals(gs: dict[Any, GroupTasks], names, k, ci, test) -> list[dict]
     if T == 0:
         return [{"label": n, **empty} for n in names]
     U = np.empty((T, len(present)))
+    N = np.empty((T, len(present)), dtype=np.int64)
+    C = np.empty((T, len(present)), dtype=np.int64)
     for j, n in enumerate(present):
         sel = np.array([idx[n][t] for t in common], dtype=np.int64)
-        U[:, j] = u_hat(gs[n].n[sel], gs[n].c[sel], k)
-    per = rank_intervals(U, ci=ci, simultaneous=False, test=test)
-    sim = rank_intervals(U, ci=ci, simultaneous=True, test=test)
+        N[:, j], C[:, j] = gs[n].n[sel], gs[n].c[sel]
+        U[:, j] = u_hat(N[:, j], C[:, j], k)
+    per = rank_intervals(U, ci=ci, simultaneous=False, test=test, counts=(N, C, k))
+    sim = rank_intervals(U, ci=ci, simultaneous=True, test=test, counts=(N, C, k))
     out = [{"label": n, "n_tasks": T, "estimate": float(U[:, j].mean()), "rank": float(per.rank[j]),
             "rank_low": float(per.lo[j]), "rank_high": float(per.hi[j]), "rank_low_simultaneous": float(sim.lo[j]),
             "rank_high_simultaneous": float(sim.hi[j])} for j, n in enumerate(present)]  # fmt: skip
@@ -416,7 +422,8 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
         mean, se, _ = column_stats(d)
         se0 = float(se[0]) if T > 1 else float("nan")
         tt = paired_test(d, ci=level, test="t")
-        head = tt if test == "t" else paired_test(d, ci=level, test=test, permutations=permutations, seed=options.seed)
+        head = tt if test == "t" else paired_test(d, ci=level, test=test, permutations=permutations, seed=options.seed,
+                                                  trials=TrialCounts(na, ca, nb, cb, k))
         if method == "model":
             lo, hi = head.lo, head.hi
         elif T > 1:

@@ -75,6 +75,7 @@ def rank_intervals(
     ci: float = CI_LEVEL,
     simultaneous: bool = False,
     test: str = PAIRED_TEST,
+    counts: tuple[np.ndarray, np.ndarray, int] | None = None,
 ) -> RankIntervals:
     """Per-agent or simultaneous rank intervals (1 = best) from a (tasks × agents) matrix of per-task values.
 
@@ -90,6 +91,9 @@ def rank_intervals(
     test : str
         The paired test (see :func:`tauk.stats.comparisons.paired_tests.paired_test`); ``"score"`` by default (``method=``,
         its old name, works for one release).
+    counts : (N, C, k), optional
+        Trials and successes (T × K each) behind U and k: the score test's trial counts
+        (:class:`~tauk.stats.comparisons.score.TrialCounts`), as ``compare()`` passes them.
 
     Returns
     -------
@@ -121,7 +125,7 @@ def rank_intervals(
     pairs = list(itertools.combinations(range(K), 2))
     if not pairs or T < 2:  # nothing can be told apart
         return RankIntervals(rank, np.ones(K, dtype=np.int64), np.full(K, K, dtype=np.int64))
-    p, diff = pairwise_pvalues(U, pairs, test=test)
+    p, diff = pairwise_pvalues(U, pairs, test=test, counts=counts)
     better = np.zeros(K, dtype=np.int64)  # agents significantly better than i
     worse = np.zeros(K, dtype=np.int64)
     if simultaneous:

@@ -41,8 +41,19 @@ The p-value tests δ = 0 with the same statistic:
   t where there is an effect) and Hall's interval alone (a noisy sample skewness pulls one end in: it under-covered
   δ = 0). Heavy-tailed, nearly symmetric differences (a quarter of the tasks differing a lot, n = 8, k = 1,
   T = 20) stay a case the t-based interval under-covers (``docs/calibration/comparisons.md``);
-* non-ternary with fewer than 5 tasks differing (``"normal"``): the score construction, p = 2·Φ(−|z(0)|) and
-  c = z_{1−α/2}.
+* non-ternary with fewer than 5 tasks differing, k = 1 and the trial counts given (:class:`TrialCounts`, as
+  ``compare()`` passes them; ``"floored t"``): the skew t above with s floored at the trial-level SD the counts
+  imply — √ of the mean over tasks of Var(Û^A) + Var(Û^B), each binomial at the task's Jeffreys posterior-mean rate
+  (c + ½)/(n + 1) (:func:`binomial_floor`) — and γ scaled to the floored spread. Whatever the tasks' true
+  differences, d_t varies at least by trial noise; a sample SD below that (one or two tasks differing, the rest at
+  0) is what made the t miss, and the floor, not an atom at ±1, keeps the interval from collapsing. Measured at
+  T = 10 (``benchmarks/results/compare_delta_coverage_nonternary.txt``): width 1.02–1.33× the t where the score
+  construction was 1.10–1.89×, coverage ≥ 94.8 % in every T = 10, k = 1 cell (pseudo-counts ¼ or none: narrower,
+  down to 93.5 %, ``benchmarks/results/compare_nonternary_tradeoff.txt``). Where k > 1 the per-task Û_k are
+  themselves skewed (most mass at 0, the rest towards 1) and the same floor covered 84.8 % at T = 10, n = 8, k = 4,
+  δ = −0.15 (the score construction 97.1 %), so k > 1 keeps the score construction;
+* otherwise non-ternary with fewer than 5 tasks differing (``"normal"``): the score construction, p = 2·Φ(−|z(0)|)
+  and c = z_{1−α/2}.
 
 Measured coverage, width and power: ``benchmarks/calibration_compare_delta.py`` (``docs/calibration/comparisons.md``).
 
@@ -72,7 +83,7 @@ from tauk.conventions import CI_LEVEL
 
 from ..options import check_level
 
-__all__ = ["EM_MAX_T", "MIN_DIFFERING_FOR_T", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "ScoreTest", "ternary_em_pvalue", "score_pvalue", "score_test", "score_z", "ternary_pvalue", "ternary_critical", "is_ternary"]
+__all__ = ["EM_MAX_T", "MIN_DIFFERING_FOR_T", "TrialCounts", "binomial_floor", "floored_t_ends", "floored_t_pvalue", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "ScoreTest", "ternary_em_pvalue", "score_pvalue", "score_test", "score_z", "ternary_pvalue", "ternary_critical", "is_ternary"]
 
 _Q_GRID = 4001  # q's the sup over the null family is taken on (then refined around the maximum)
 
@@ -80,7 +91,8 @@ _Q_GRID = 4001  # q's the sup over the null family is taken on (then refined aro
 class ScoreTest(NamedTuple):
     """Result of :func:`score_test`: ``(estimate, lo, hi, p_value, reference, critical)``; ``reference``:
     ``"exact unconditional"`` (ternary d_t), ``"skew t"`` (the union of the paired t and Hall's skewness-corrected
-    t) or ``"normal"``; ``critical``: the c of {δ : |z(δ)| < c} (the t quantile for ``"skew t"``)."""
+    t), ``"floored t"`` (the same with the spread floored at the trial-level binomial variance: k = 1, fewer than
+    :data:`MIN_DIFFERING_FOR_T` tasks differing, trial counts given) or ``"normal"``; ``critical``: the c of {δ : |z(δ)| < c} (the t quantile for ``"skew t"``)."""
 
     estimate: float
     lo: float
@@ -378,15 +390,112 @@ def _edges(d: np.ndarray, c: float) -> tuple[float, float]:
 MIN_DIFFERING_FOR_T = 5
 
 
-def _reference(d: np.ndarray, alpha: float) -> tuple[str, float]:
+class TrialCounts(NamedTuple):
+    """The trial counts behind per-task differences d_t = Û_k^A − Û_k^B: per task, trials ``n_a`` / ``n_b`` and
+    successes ``c_a`` / ``c_b`` (arrays aligned with d), and k. Given to :func:`score_test` by ``compare()``."""
+
+    n_a: np.ndarray
+    c_a: np.ndarray
+    n_b: np.ndarray
+    c_b: np.ndarray
+    k: int
+
+
+#: pseudo-successes (and pseudo-failures) of the per-task success rate in :func:`binomial_floor` (Jeffreys: ½)
+FLOOR_PSEUDO = 0.5
+
+
+def _var_u(p: np.ndarray, n: np.ndarray, k: int) -> np.ndarray:
+    """Var(Û_k | p) for Û_k = C(c, k)/C(n, k), c ~ Binomial(n, p), per task (n may differ between tasks)."""
+    p = np.asarray(p, dtype=np.float64)
+    n = np.asarray(n, dtype=np.int64)
+    if k == 1:
+        return p * (1.0 - p) / np.maximum(n, 1)
+    out = np.zeros(p.shape)
+    for nn in np.unique(n):
+        if nn < k:
+            continue
+        sel = n == nn
+        c = np.arange(nn + 1)
+        u = special.comb(c, k) / special.comb(nn, k)
+        pmf = stats.binom.pmf(c[None, :], nn, p[sel][:, None])
+        m1 = pmf @ u
+        out[sel] = np.maximum(pmf @ (u * u) - m1 * m1, 0.0)
+    return out
+
+
+def binomial_floor(trials: TrialCounts) -> float:
+    """The trial-level part of Var(d_t) the counts imply: the mean over tasks of Var(Û_k^A) + Var(Û_k^B), each the
+    binomial variance of the task's estimate at its Jeffreys posterior-mean success rate (c + ½)/(n + 1). Whatever
+    the tasks' true differences, d_t varies at least this much from trial noise alone, so a sample SD below it (few
+    tasks differing, most at 0) understates the spread; the ½ keeps it positive for tasks solved every time or never
+    (their rate is not known to be exactly 0 or 1 from n trials)."""
+    a = FLOOR_PSEUDO
+    n_a = np.asarray(trials.n_a, dtype=np.float64)
+    n_b = np.asarray(trials.n_b, dtype=np.float64)
+    pa = (np.asarray(trials.c_a, dtype=np.float64) + a) / (n_a + 2.0 * a)
+    pb = (np.asarray(trials.c_b, dtype=np.float64) + a) / (n_b + 2.0 * a)
+    if pa.size == 0:
+        return 0.0
+    v = _var_u(pa, trials.n_a, trials.k) + _var_u(pb, trials.n_b, trials.k)
+    return float(np.mean(v))
+
+
+def _floored(d: np.ndarray, trials: TrialCounts) -> tuple[float, float, float]:
+    """(d̄, floored s, skewness for the floored spread): s_f = max(s, √:func:`binomial_floor`), γ·(s/s_f)³."""
+    mean = float(d.mean())
+    s = float(d.std(ddof=1))
+    sf = max(s, math.sqrt(binomial_floor(trials)))
+    g = skewness(d) * (s / sf) ** 3 if sf > 0 else 0.0
+    return mean, sf, g
+
+
+def _hall_ends_at(mean: float, s: float, g: float, T: int, c: float) -> tuple[float, float]:
+    """Hall's interval {δ : |√T·h((d̄ − δ)/s)| < c} for given d̄, s and γ (closed-form inverse of the cubic)."""
+    x = c / math.sqrt(T)
+    if abs(g) < 1e-12:
+        return mean - s * x, mean + s * x
+
+    def hinv(y: float) -> float:
+        return 3.0 / g * (float(np.cbrt(1.0 + g * (y - g / (6.0 * T)))) - 1.0)
+
+    return mean - s * hinv(x), mean - s * hinv(-x)
+
+
+def floored_t_ends(d: np.ndarray, c: float, trials: TrialCounts) -> tuple[float, float]:
+    """:func:`skew_t_ends` with the SD floored at the trial-level binomial SD (:func:`binomial_floor`): the union of
+    d̄ ± c·s_f/√T and Hall's interval at s_f (skewness scaled to the floored spread). Never zero width."""
+    T = d.size
+    mean, sf, g = _floored(d, trials)
+    x = c * sf / math.sqrt(T)
+    lo_h, hi_h = _hall_ends_at(mean, sf, g, T, c)
+    return min(mean - x, lo_h), max(mean + x, hi_h)
+
+
+def floored_t_pvalue(d: np.ndarray, trials: TrialCounts) -> float:
+    """max(p of the floored t, p of Hall's statistic at the floored SD), both against t_{T−1}: below α exactly when
+    0 is outside :func:`floored_t_ends` at c = t_{T−1, 1−α/2}."""
+    T = d.size
+    mean, sf, g = _floored(d, trials)
+    u = mean / sf
+    h = u + g * u * u / 3.0 + g * g * u**3 / 27.0 + g / (6.0 * T)
+    p_t = 2.0 * stats.t.sf(abs(math.sqrt(T) * u), T - 1)
+    p_h = 2.0 * stats.t.sf(abs(math.sqrt(T) * h), T - 1)
+    return float(min(max(p_t, p_h), 1.0))
+
+
+def _reference(d: np.ndarray, alpha: float, trials: TrialCounts | None = None) -> tuple[str, float]:
     """(reference, critical value c) of the test on ``d``: ``"exact unconditional"`` (ternary d), ``"skew t"`` (not
-    ternary, ≥ :data:`MIN_DIFFERING_FOR_T` tasks differing, s > 0) or ``"normal"`` (the score construction)."""
+    ternary, ≥ :data:`MIN_DIFFERING_FOR_T` tasks differing, s > 0), ``"floored t"`` (not ternary, fewer differing,
+    ``trials`` given with k = 1) or ``"normal"`` (the score construction)."""
     if is_ternary(d):
         # the interval: Tango's at z_{1−α/2}; [−1, 1] when with T tasks no outcome has p < α
         c = float(stats.norm.ppf(1.0 - alpha / 2.0))
         return "exact unconditional", c if _any_rejects(d.size, round(alpha, 12)) else math.inf
     if np.count_nonzero(d) >= MIN_DIFFERING_FOR_T and d.size > 1 and np.any(d != d[0]):
         return "skew t", float(stats.t.ppf(1.0 - alpha / 2.0, d.size - 1))
+    if trials is not None and trials.k == 1 and d.size > 1 and binomial_floor(trials) > 0:
+        return "floored t", float(stats.t.ppf(1.0 - alpha / 2.0, d.size - 1))
     return "normal", float(stats.norm.ppf(1.0 - alpha / 2.0))
 
 
@@ -463,23 +572,37 @@ def skew_t_pvalue(d: np.ndarray) -> float:
     return float(min(max(p_t, p_h), 1.0))
 
 
-def score_pvalue(d: np.ndarray, *, ci: float = CI_LEVEL) -> float:
+def score_pvalue(d: np.ndarray, *, ci: float = CI_LEVEL, trials: TrialCounts | None = None) -> float:
     """The p-value of :func:`score_test` alone (no interval): NaN without tasks."""
     d = np.asarray(d, dtype=np.float64).ravel()
-    d = d[np.isfinite(d)]
+    keep = np.isfinite(d)
+    d = d[keep]
     if d.size == 0:
         return math.nan
+    trials = _kept(trials, keep)
     alpha = 1.0 - check_level(ci)
-    reference, c = _reference(d, alpha)
+    reference, c = _reference(d, alpha, trials)
     if reference == "skew t":
         return skew_t_pvalue(d)
+    if reference == "floored t":
+        return floored_t_pvalue(d, trials)
     z0 = abs(float(score_z(d, 0.0)[0]))
     if reference == "normal":
         return float(2.0 * stats.norm.sf(z0))
     return ternary_em_pvalue(int(np.sum(d == 1)), int(np.sum(d == -1)), d.size)
 
 
-def score_test(d: np.ndarray, *, ci: float = CI_LEVEL) -> ScoreTest:
+def _kept(trials: TrialCounts | None, keep: np.ndarray) -> TrialCounts | None:
+    """``trials`` restricted to the tasks kept (finite d); None stays None."""
+    if trials is None:
+        return None
+    n_a, c_a, n_b, c_b = (np.asarray(x).ravel() for x in trials[:4])
+    if n_a.size != keep.size:
+        raise ValueError(f"trials: {n_a.size} tasks for {keep.size} differences")
+    return TrialCounts(n_a[keep], c_a[keep], n_b[keep], c_b[keep], int(trials.k))
+
+
+def score_test(d: np.ndarray, *, ci: float = CI_LEVEL, trials: TrialCounts | None = None) -> ScoreTest:
     """Estimate, score interval and p-value for the mean of paired differences d_t ∈ [−1, 1] (see the module notes).
 
     Parameters
@@ -488,6 +611,10 @@ def score_test(d: np.ndarray, *, ci: float = CI_LEVEL) -> ScoreTest:
         Per-task differences (NaN entries dropped).
     ci : float
         Confidence level; α = 1 − ci.
+    trials : TrialCounts, optional
+        The trial counts behind d (``compare()`` passes them). With k = 1 and fewer than
+        :data:`MIN_DIFFERING_FOR_T` non-ternary tasks differing, the interval is the skew t with the SD floored at
+        the trial-level binomial SD (``"floored t"``) instead of the score construction; otherwise unused.
 
     Returns
     -------
@@ -502,18 +629,23 @@ def score_test(d: np.ndarray, *, ci: float = CI_LEVEL) -> ScoreTest:
     -1.0
     """
     d = np.asarray(d, dtype=np.float64).ravel()
-    d = d[np.isfinite(d)]
+    keep = np.isfinite(d)
+    d = d[keep]
     T = d.size
     alpha = 1.0 - check_level(ci)
     if T == 0:
         return ScoreTest(math.nan, math.nan, math.nan, math.nan, "none", math.nan)
+    trials = _kept(trials, keep)
     est = float(d.mean())
-    reference, c = _reference(d, alpha)
-    p = score_pvalue(d, ci=1.0 - alpha)
+    reference, c = _reference(d, alpha, trials)
+    p = score_pvalue(d, ci=1.0 - alpha, trials=trials)
     if math.isinf(c):
         return ScoreTest(est, -1.0, 1.0, float(p), reference, c)
     if reference == "skew t":
         lo, hi = skew_t_ends(d, c)
+        return ScoreTest(est, max(lo, -1.0), min(hi, 1.0), float(p), reference, c)
+    if reference == "floored t":
+        lo, hi = floored_t_ends(d, c, trials)
         return ScoreTest(est, max(lo, -1.0), min(hi, 1.0), float(p), reference, c)
     lo, hi = _edges(d, c)
     if reference == "exact unconditional" and p >= alpha:

@@ -232,3 +232,111 @@ def test_skew_t_contains_the_t_and_agrees_with_its_p_value():
         p_t = 2 * stats.t.sf(abs(d.mean() / se), T - 1)
         assert p >= p_t - 1e-12
         assert (p < 0.05) == (lo > 0 or hi < 0), (d, lo, hi, p)
+
+
+# ---------------------------------------------------------------------------------------------- few tasks differing
+def _simulated_width(pop: str, T: int, n: int, k: int, delta: float, reps: int, seed: int) -> dict[str, float]:
+    """Coverage of the true δ and mean width of the default (given the trial counts, as compare() passes them) and
+    of the paired t on ``reps`` simulated benchmarks of ``benchmarks/calibration_compare_delta.py``'s ``pop``."""
+    from tauk.stats.comparisons.score import TrialCounts
+
+    cal = _benchmark_module("calibration_compare_delta")
+    shift = cal.shift_for(pop, k, delta, draws=60_000)
+    tab = cal.u_table(n, k)
+    sampler = cal.POPULATIONS[pop][1]
+    rng = np.random.default_rng(seed)
+    out = {"score_cover": 0.0, "score_width": 0.0, "t_cover": 0.0, "t_width": 0.0}
+    nn = np.full(T, n)
+    for _ in range(reps):
+        pa, pb = sampler(rng, T, shift)
+        ca, cb = rng.binomial(n, pa), rng.binomial(n, pb)
+        d = tab[ca] - tab[cb]
+        for name, r in (("score", paired_test(d, trials=TrialCounts(nn, ca, nn, cb, k))), ("t", paired_test(d, test="t"))):
+            out[f"{name}_cover"] += (r.lo - 1e-9 <= delta <= r.hi + 1e-9) / reps
+            out[f"{name}_width"] += (r.hi - r.lo) / reps
+    return out
+
+
+def test_few_differing_pass1_width_near_the_t():
+    """u-shaped tasks (most always or never solved), 10 tasks, 8 trials, pass^1, no true difference: fewer than 5
+    tasks differ in about half the benchmarks, where the default was the constrained-MLE score interval (its atom
+    at ±1) — 1.89× the paired t's mean width, with the t already covering 97 %. Flooring the t's spread at the
+    trial-level binomial variance instead keeps the width ≤ 1.25× the t (1.18× in the calibration) and the
+    coverage ≥ 95 % at δ = 0 and δ = +0.07 (seeded, 300 benchmarks)."""
+    at0 = _simulated_width("u-shaped", 10, 8, 1, 0.0, reps=300, seed=7)
+    assert at0["score_width"] <= 1.25 * at0["t_width"], at0
+    assert at0["score_cover"] >= 0.95, at0
+    away = _simulated_width("u-shaped", 10, 8, 1, 0.07, reps=300, seed=8)
+    assert away["score_cover"] >= 0.95, away
+
+
+def test_floored_t_agrees_with_its_p_value_and_is_never_zero_width():
+    """The floored t (k = 1, trial counts given, fewer than 5 non-ternary tasks differing): never zero width, never
+    shorter than the paired t on either side, p below α exactly when 0 is outside; with one differing task out
+    of many the floor, not the sample SD, sets the width."""
+    from scipy import stats
+
+    from tauk.stats.comparisons.score import TrialCounts, binomial_floor
+
+    rng = np.random.default_rng(11)
+    seen = 0
+    for _ in range(400):
+        T, n = int(rng.integers(3, 40)), int(rng.integers(2, 9))
+        p = rng.beta(0.3, 0.3, T)
+        ca, cb = rng.binomial(n, p), rng.binomial(n, np.clip(p + rng.normal(0, 0.2, T), 0, 1))
+        d = (ca - cb) / n
+        trials = TrialCounts(np.full(T, n), ca, np.full(T, n), cb, 1)
+        r = score_test(d, trials=trials)
+        if r.reference != "floored t":
+            continue
+        seen += 1
+        assert r.hi - r.lo > 0 and math.isfinite(r.p_value)
+        c = float(stats.t.ppf(0.975, T - 1))
+        se = d.std(ddof=1) / math.sqrt(T)
+        assert r.lo <= max(d.mean() - c * se, -1.0) + 1e-12 and r.hi >= min(d.mean() + c * se, 1.0) - 1e-12
+        assert (r.p_value < ALPHA) == (r.lo > 0 or r.hi < 0), (d, r)
+        assert r.p_value == pytest.approx(score_pvalue(d, trials=trials))
+    assert seen > 50
+    # 20 tasks, one differing by 1/4 (1 of 4 trials against 0), the rest solved always or never
+    ca = np.array([1] + [0] * 10 + [4] * 9)
+    cb = np.array([0] * 11 + [4] * 9)
+    d = (ca - cb) / 4.0
+    trials = TrialCounts(np.full(20, 4), ca, np.full(20, 4), cb, 1)
+    r = score_test(d, trials=trials)
+    half = float(stats.t.ppf(0.975, 19)) * math.sqrt(binomial_floor(trials) / 20)
+    assert r.reference == "floored t" and r.hi - d.mean() >= half - 1e-12
+    assert d.std(ddof=1) ** 2 < binomial_floor(trials)
+
+
+def test_compare_passes_the_trial_counts():
+    """compare() at n = 4 trials, k = 1, one task of 12 differing: the default interval is the floored t (narrower
+    than the score construction it was, wider than the t), and its p-value agrees with it."""
+    tasks_a = [[1, 1, 1, 1]] * 5 + [[0, 0, 0, 0]] * 6 + [[1, 0, 0, 0]]
+    tasks_b = [[1, 1, 1, 1]] * 5 + [[0, 0, 0, 0]] * 6 + [[0, 0, 0, 0]]
+    df = make_trials(two_agents(tasks_a, tasks_b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StatsWarning)
+        row = compare(df, "A", "B", k=1).row()
+    d = np.array([0.0] * 11 + [0.25])
+    old = score_test(d)  # without the counts: the score construction
+    assert old.reference == "normal"
+    assert row["ci_high"] - row["ci_low"] < 0.8 * (old.hi - old.lo)
+    assert row["ci_high"] - row["ci_low"] > row["t_high"] - row["t_low"]
+    assert row["p_value"] >= ALPHA and row["ci_low"] < 0 < row["ci_high"]
+
+
+def test_rank_pvalues_use_the_trial_counts_as_compare_does():
+    """Rank intervals' pairwise p-values get the same trial counts as compare()'s rows: with one of 12 tasks
+    differing at n = 4, k = 1, the floored t's p, not the score construction's."""
+    from tauk.stats.comparisons.paired_tests import pairwise_pvalues
+    from tauk.stats.comparisons.score import TrialCounts
+
+    C = np.array([[4, 4, 4]] * 5 + [[0, 0, 0]] * 6 + [[1, 0, 3]])
+    N = np.full(C.shape, 4)
+    U = C / 4.0
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    p, _ = pairwise_pvalues(U, pairs, counts=(N, C, 1))
+    for q, (a, b) in enumerate(pairs):
+        want = paired_test(U[:, a] - U[:, b], trials=TrialCounts(N[:, a], C[:, a], N[:, b], C[:, b], 1)).p_value
+        assert p[q] == pytest.approx(want)
+    assert p[0] != pytest.approx(score_pvalue(U[:, 0] - U[:, 1]))
