@@ -25,9 +25,10 @@ The p-value tests δ = 0 with the same statistic:
   ≥ 0.99× the power of the best valid non-randomised test in every measured cell (ordering by |z| alone — Suissa
   and Shuster's test — had 0.42–0.84×: ``benchmarks/results/compare_power_T20.txt``). The interval
   (:func:`ternary_ends`) is the union of an Agresti–Min adjusted Wald interval (½ added to each discordant count,
-  critical 2.0) and Tango's score interval at c = 1.7 ([−1, 1] when no outcome with T tasks has p < α): 12–26 %
-  narrower than Tango's at z_{1−α/2} where few tasks differ, with a worst coverage over all trinomial parameters of
-  89–92 % instead of 83–84 % (T = 10–50; ``benchmarks/results/compare_ternary_search.txt``). It reaches to 0 where
+  critical 2.0) and Tango's score interval at c = 1.7 rising to z_{1−α/2} with the discordant share ([−1, 1] when
+  no outcome with T tasks has p < α): 12–26 % narrower than Tango's at z_{1−α/2} where few tasks differ, with a
+  worst coverage over all trinomial parameters of 91.9–93.5 % instead of 83.5–83.8 % (T = 10–50;
+  ``benchmarks/results/compare_ternary_search.txt``). It reaches to 0 where
   it excludes 0 but the exact test does not reject, and where the test rejects but it still holds 0 (5 – 0 of 20)
   its end towards 0 is Tango's at z_{1−α/2}, so the two agree on excluding 0 (checked per row:
   ``interval_excludes_0``, ``p_below_alpha``, ``interval_note``);
@@ -77,7 +78,7 @@ from tauk.conventions import CI_LEVEL
 
 from ..options import check_level
 
-__all__ = ["EM_MAX_T", "MIN_DIFFERING_FOR_T", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "ScoreTest", "ternary_em_pvalue", "score_pvalue", "score_test", "score_z", "ternary_pvalue", "ternary_critical", "ternary_ends", "is_ternary", "TERNARY_PSEUDO", "TERNARY_WALD_Z", "TERNARY_SCORE_C"]
+__all__ = ["EM_MAX_T", "MIN_DIFFERING_FOR_T", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "ScoreTest", "ternary_em_pvalue", "score_pvalue", "score_test", "score_z", "ternary_pvalue", "ternary_critical", "ternary_ends", "is_ternary", "TERNARY_PSEUDO", "TERNARY_WALD_Z", "TERNARY_SCORE_C0"]
 
 _Q_GRID = 4001  # q's the sup over the null family is taken on (then refined around the maximum)
 
@@ -379,12 +380,13 @@ def _edges(d: np.ndarray, c: float) -> tuple[float, float]:
     return ends[0], ends[1]
 
 
-#: the ternary interval (:func:`ternary_ends`): pseudo-count added to each discordant cell of the adjusted Wald
-#: interval (Agresti & Min 2005) and its critical value, and the critical value of the Tango score interval it is
-#: joined with — both at α = 0.05, scaled by z_{1−α/2}/1.96 at other levels
+#: the ternary interval (:func:`ternary_ends`) at α = 0.05: pseudo-count added to each discordant count of the adjusted
+#: Wald interval (Agresti & Min 2005) and its critical value; the critical value of the Tango score interval it is
+#: joined with when no task differs (it rises linearly in the discordant share m/T to z_{1−α/2} when every task
+#: does). At other levels both critical values are scaled by z_{1−α/2}/1.96.
 TERNARY_PSEUDO = 0.5
 TERNARY_WALD_Z = 2.0
-TERNARY_SCORE_C = 1.7
+TERNARY_SCORE_C0 = 1.7
 
 
 def ternary_ends(a: int, b: int, T: int, alpha: float) -> tuple[float, float]:
@@ -392,22 +394,26 @@ def ternary_ends(a: int, b: int, T: int, alpha: float) -> tuple[float, float]:
 
     * the adjusted Wald interval with :data:`TERNARY_PSEUDO` added to each discordant count (Agresti–Min 2005;
       Bonett–Price 2012 add 1): p̃± = (m± + ½)/(T + 1), p̃⁺ − p̃⁻ ± z_W·√((p̃⁺ + p̃⁻ − (p̃⁺ − p̃⁻)²)/(T + 1)),
-      z_W = :data:`TERNARY_WALD_Z` — short where few tasks differ (it does not reach ±c²/(T + c²) when none does);
-    * Tango's score interval at c = :data:`TERNARY_SCORE_C` — it reaches further where every differing task went
-      one way (the Wald interval's weak side: coverage 91–93 % at δ = −0.15, T = 15–27, alone).
+      z_W = :data:`TERNARY_WALD_Z` — short where few tasks differ;
+    * Tango's score interval at c = c₀ + (z_{1−α/2} − c₀)·(a + b)/T, c₀ = :data:`TERNARY_SCORE_C0` — it reaches
+      further where every differing task went one way (the Wald interval alone covers 91–93 % at δ = −0.15,
+      T = 15–27) and, with c → z_{1−α/2} as the discordant share → 1, where nearly every task differs.
 
-    Both critical values were chosen at α = 0.05 by exact trinomial sums (``benchmarks/compare_ternary_search.py``)
-    and are scaled by z_{1−α/2}/1.96 elsewhere. Against Tango's interval at z_{0.975} it is 12–26 % narrower where
-    few tasks differ and its worst coverage over all trinomial parameters is 89–92 % instead of 83–84 % at
-    T = 10–50 (Tango's dips at δ near ±1)."""
-    scale = float(stats.norm.ppf(1.0 - alpha / 2.0)) / 1.959963984540054
+    The constants were chosen at α = 0.05 by exact trinomial sums over the calibration's ternary cells and a grid of
+    all trinomial parameters (``benchmarks/compare_ternary_search.py``); both critical values are scaled by
+    z_{1−α/2}/1.96 at other levels. Against Tango's interval at z_{1−α/2} it is 12–26 % narrower where few tasks
+    differ, and its worst coverage over all trinomial parameters is 91.9 / 92.7 / 93.5 % at T = 10 / 20 / 50
+    instead of 83.5–83.8 % (Tango's dips at δ near ±1). Fast for any T (closed forms and one score inversion)."""
+    z = float(stats.norm.ppf(1.0 - alpha / 2.0))
+    scale = z / 1.959963984540054
     k = TERNARY_PSEUDO
     N = T + 2.0 * k
     pp, pm = (a + k) / N, (b + k) / N
     est = pp - pm
     half = TERNARY_WALD_Z * scale * math.sqrt(max(pp + pm - est * est, 0.0) / N)
+    c0 = TERNARY_SCORE_C0 * scale
     d = np.r_[np.ones(a), -np.ones(b), np.zeros(T - a - b)]
-    lo_s, hi_s = _edges(d, TERNARY_SCORE_C * scale)
+    lo_s, hi_s = _edges(d, c0 + (z - c0) * (a + b) / T)
     return max(min(est - half, lo_s), -1.0), min(max(est + half, hi_s), 1.0)
 
 
