@@ -17,12 +17,15 @@ each candidate this prints, at T = 10, 20, 50:
 Candidates: Tango's score interval (Tango 1998) at c = 1.96 (the default before) and at a lower c; the
 Agresti–Min / Bonett–Price adjusted Wald interval (k added to each discordant count); MOVER with Jeffreys
 intervals for p⁺ and p⁻ (Tang, Li & Tang 2010); unions of the adjusted Wald and Tango intervals; and the library's
-``score_test`` (the default). Then, for the default only, the cell figures at every T from 10 to 40 and at 45, 50,
+``score_test`` (the default: the last union plus, where every differing task went one way, the exact one-sided
+Clopper–Pearson bound at 94 %). Then, for the default only, the cell figures at every T from 10 to 40 and at 45, 50,
 60, 80, 100 (the cells are populations, so any T can be evaluated), and the grid minimum at T = 15 and 30.
 
-The LP bound (``compare_width_joint_bound.py``, randomised sets: 1.064× at T = 10) is not reachable by a reported
-interval: ``compare_width_deterministic_bound.py`` bounds deterministic intervals covering ≥ 93 % everywhere at
-≥ 1.137× in the binding cell at T = 10.
+The joint LP bound (``compare_width_joint_bound.py``: 1.064× the t's width at T = 10 while covering ≥ 94 % at every
+parameter) is over randomised confidence sets, and its optimum randomises heavily at the outcomes where 0–2 tasks
+differ; no candidate here, all deterministic, comes near it at T = 10. Two facts bound what a deterministic
+interval can do there: covering ≥ 94 % at (p⁺, 0) for every p⁺ needs the outcome with no task differing to reach
+1 − 0.06^{1/T} (0.245 at T = 10) and the one with a single task differing to reach ≈ 0.38 on that side.
 
 Run: ``nice -n 5 python benchmarks/compare_ternary_search.py``; kept output:
 ``benchmarks/results/compare_ternary_search.txt``.
@@ -137,12 +140,15 @@ def library(T, a, b):
 CANDIDATES = {
     "Tango c=1.96 (before)": lambda T, a, b: tango(T, a, b, 1.959964),
     "Tango c=1.8": lambda T, a, b: tango(T, a, b, 1.8),
+    "Tango c=1.7→1.96 with m/T": lambda T, a, b: tango(T, a, b, 1.7 + 0.26 * (a + b) / T),
     "adj. Wald k=½ z=1.96 (Agresti–Min)": lambda T, a, b: adjusted_wald(T, a, b, 1.959964, 0.5),
     "adj. Wald k=½ z=2.0": lambda T, a, b: adjusted_wald(T, a, b, 2.0, 0.5),
     "adj. Wald k=1 z=1.96 (Bonett–Price)": lambda T, a, b: adjusted_wald(T, a, b, 1.959964, 1.0),
     "MOVER-Jeffreys 95 %": lambda T, a, b: mover_jeffreys(T, a, b, 0.05),
     "Wald k=½ z=2.0 ∪ Tango c=1.7": lambda T, a, b: union(adjusted_wald(T, a, b, 2.0, 0.5), tango(T, a, b, 1.7)),
     "Wald k=½ z=2.0 ∪ Tango c=1.8": lambda T, a, b: union(adjusted_wald(T, a, b, 2.0, 0.5), tango(T, a, b, 1.8)),
+    "Wald k=½ z=2.0 ∪ Tango c=1.7→1.96": lambda T, a, b: union(adjusted_wald(T, a, b, 2.0, 0.5),
+                                                             tango(T, a, b, 1.7 + 0.26 * (a + b) / T)),
     "default (score_test)": library,
 }
 
