@@ -87,7 +87,8 @@ _Q_GRID = 4001  # q's the sup over the null family is taken on (then refined aro
 class ScoreTest(NamedTuple):
     """Result of :func:`score_test`: ``(estimate, lo, hi, p_value, reference, critical)``; ``reference``:
     ``"exact unconditional"`` (ternary d_t), ``"skew t"`` (the union of the paired t and Hall's skewness-corrected
-    t) or ``"normal"``; ``critical``: the c of {δ : |z(δ)| < c} (the t quantile for ``"skew t"``)."""
+    t) or ``"normal"``; ``critical``: the c of {δ : |z(δ)| < c} (the t quantile for ``"skew t"``; for ternary d, z_{1−α/2},
+    the interval being :func:`ternary_ends`)."""
 
     estimate: float
     lo: float
