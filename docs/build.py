@@ -513,8 +513,9 @@ def comparisons_page() -> str:
         "## Coverage away from the null: the default score interval against the paired t (issue 23)",
         "The paired t interval was calibrated at δ = 0 only; where few tasks differ it misses a true difference "
         "of 0.07 far more often than 5 % and is [0, 0] when no task differs. The default since issue 23 "
-        "(`test=\"score\"`, `tauk/stats/comparisons/score.py`) is Tango's score interval with the exact "
-        "unconditional p-value where every d_t is −1, 0 or 1, the paired t widened towards a skewed tail (its union "
+        "(`test=\"score\"`, `tauk/stats/comparisons/score.py`) is, where every d_t is −1, 0 or 1, Tango's score "
+        "interval (critical value 1.7 rising to 1.96 with the share of tasks that differ) joined with the "
+        "Agresti–Min adjusted Wald interval, with the exact unconditional p-value; the paired t widened towards a skewed tail (its union "
         "with Hall's skewness-corrected t, p the larger of the two) where d_t is not ternary and ≥ 5 tasks "
         "differ, below that the same with its SD floored at the trial-level binomial SD where k = 1 (compare() passes "
         "the trial counts) and the constrained-MLE score interval where k > 1. Coverage of the true δ ∈ {0, ±0.07, "
@@ -537,6 +538,10 @@ def comparisons_page() -> str:
         quoted("compare_width_bound.txt", intro="`benchmarks/compare_width_bound.py`: Pratt's identity and a linear "
                "programme per δ' (ternary cells, exact sums), Neyman–Pearson over the population family (the others)"),
         details("every cell", read("compare_width_bound.txt")),
+        "### Which interval where d_t is ternary: exact sums over every outcome",
+        quoted("compare_ternary_search.txt", title=None, intro="`benchmarks/compare_ternary_search.py`: each "
+               "candidate's largest width ratio to the t (cells where the t covers ≥ 94 %), lowest cell coverage and "
+               "lowest coverage over a fine grid of all trinomial parameters"),
         "### The worst non-ternary cells again, with more benchmarks",
         quoted("compare_typeI_check.txt", title=None, intro="`benchmarks/compare_typeI_check.py`"),
         "### Power against the best valid test where d_t ∈ {−1, 0, 1}",

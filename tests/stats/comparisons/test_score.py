@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import special
+from scipy import special, stats
 
 from tauk.errors import StatsWarning
 from tauk.stats import compare
@@ -133,6 +133,48 @@ def test_power_close_to_the_best_valid_test_and_above_exact_mcnemar():
     mcnemar = _trinomial(T, pp, pm, lambda d: float(signflip_pvalue(d, mid=False) < ALPHA))
     assert score >= 0.95 * best, (score, best)
     assert by_z < 0.9 * best and score > mcnemar + 0.02, (by_z, mcnemar)
+
+
+def _t_ends(d: np.ndarray) -> tuple[float, float]:
+    T = d.size
+    h = float(stats.t.ppf(1 - ALPHA / 2, T - 1)) * float(d.std(ddof=1)) / math.sqrt(T)
+    return max(d.mean() - h, -1.0), min(d.mean() + h, 1.0)
+
+
+def test_ternary_width_where_few_tasks_differ_against_the_t():
+    """Exact sums, n = k = 4, U-shaped tasks, δ = 0 (1.2 and 6.2 tasks differ on average at T = 10 and 50), where
+    the t covers ≥ 94 %: Tango's interval at z_{0.975} was 1.48× and 1.15× the t's mean width, the ternary interval
+    (``ternary_ends``) ≤ 1.40× and ≤ 1.10× (issue 23's target is 1.10×, not met at T = 10:
+    ``benchmarks/results/compare_ternary_search.txt``)."""
+    pp, pm = _u_shaped_alternative(0.0, k=4)
+    for T, bound in ((10, 1.40), (50, 1.10)):
+        width = _trinomial(T, pp, pm, lambda d: (lambda r: r.hi - r.lo)(score_test(d)))
+        t_width = _trinomial(T, pp, pm, lambda d: (lambda e: e[1] - e[0])(_t_ends(d)))
+        assert width <= bound * t_width, (T, width / t_width)
+
+
+def test_ternary_worst_case_coverage_near_the_edge():
+    """Every task differs, nearly all won by B (p⁺ = p, p⁻ = 1 − p, p ≤ 0.05, T = 10; exact binomial sums on a
+    fine grid of p): Tango's interval covered δ = 2p − 1 only 83.5 % of the time near p = 0.018 (its worst case over
+    the trinomial parameters); the ternary interval ≥ 91 %."""
+    T = 10
+    ends = [score_test(_ternary(a, T - a, T)) for a in range(T + 1)]
+    worst = 1.0
+    for p in np.linspace(0.002, 0.05, 4801):
+        pmf = stats.binom.pmf(np.arange(T + 1), T, p)
+        worst = min(worst, sum(w for w, r in zip(pmf, ends) if r.lo - 1e-12 <= 2 * p - 1 <= r.hi + 1e-12))
+    assert worst >= 0.91, worst
+
+
+def test_ternary_interval_and_exact_test_agree_on_every_outcome():
+    """Every ternary outcome at T = 10, 20, 50: p < α exactly when the interval excludes 0; never zero width."""
+    for T in (10, 20, 50):
+        for a in range(T + 1):
+            for b in range(T + 1 - a):
+                r = score_test(_ternary(a, b, T))
+                assert r.hi - r.lo > 0.05, (a, b, T)
+                assert (r.p_value < ALPHA) == (r.lo > 0 or r.hi < 0), (a, b, T, r)
+                assert r.lo <= r.estimate <= r.hi
 
 
 # ---------------------------------------------------------------------------------------------- agreement
