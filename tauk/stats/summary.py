@@ -524,6 +524,8 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
         schema=gframe.schema,
     )
     order = {r: i for i, r in enumerate(runs["run_id"].to_list())}
+    if not extra.height and gframe["run_id"].to_list() == runs["run_id"].to_list():
+        return gframe  # every run has a row, in the runs' order already
     out = pl.concat([gframe, extra]) if extra.height else gframe
     return out.lazy().with_columns(pl.col("run_id").replace_strict(order, default=len(order)).alias("_o")) \
         .sort("_o").drop("_o").collect()  # fmt: skip

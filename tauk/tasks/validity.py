@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import polars as pl
@@ -85,7 +86,13 @@ class TaskValidity:
     """
 
     tasks: pl.DataFrame = field(repr=False)
-    bounds: pl.DataFrame = field(repr=False)
+    splits: pl.DataFrame = field(repr=False, compare=False, default_factory=pl.DataFrame)
+
+    @cached_property
+    def bounds(self) -> pl.DataFrame:
+        """One row per (task set, domain) and per split of it: the do-nothing bound and the counts (made when first
+        read: a summary needs only ``tasks``)."""
+        return _bounds(self.tasks, self.splits)
 
     def to_frame(self) -> pl.DataFrame:
         """One row per (task set, task) (a copy)."""
@@ -240,7 +247,7 @@ def validity(tasks: Any, *, domain: str | None = None, evidence: Any = "auto") -
         .fill_null(pl.lit([], pl.List(pl.String))),
     ).with_columns(n_unscored_actions=pl.col("unscored_actions").list.len().cast(pl.Int64))
     t = t.select(list(TASK_FIELDS)).sort("task_set", "task_id", maintain_order=True)
-    return TaskValidity(t, _bounds(t, ts.splits))
+    return TaskValidity(t, ts.splits)
 
 
 def _bounds(t: pl.DataFrame, splits: pl.DataFrame) -> pl.DataFrame:
