@@ -40,32 +40,16 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibration_compare_delta import DELTAS, POPULATIONS, reachable, trinomial_probs  # noqa: E402
+from compare_width_bound import outcomes, trinomial  # noqa: E402  (the same enumeration)
 
 from tauk.stats.comparisons.score import _em_table, score_test  # noqa: E402
 
 ALPHA = 0.05
-
-
-def outcomes(T: int) -> tuple[np.ndarray, np.ndarray]:
-    a, b = np.meshgrid(np.arange(T + 1), np.arange(T + 1), indexing="ij")
-    keep = a + b <= T
-    return a[keep], b[keep]
-
-
-def trinomial(T: int, a: np.ndarray, b: np.ndarray, pp, pm) -> np.ndarray:
-    logc = special.gammaln(T + 1) - special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(T - a - b + 1)
-    pp = np.asarray(pp, float)[:, None]
-    pm = np.asarray(pm, float)[:, None]
-    p0 = np.clip(1.0 - pp - pm, 0.0, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = logc[None, :] + special.xlogy(a[None, :], pp) + special.xlogy(b[None, :], pm) \
-            + special.xlogy((T - a - b)[None, :], p0)  # fmt: skip
-    return np.exp(lp)
 
 
 def cells() -> list[dict]:

@@ -597,17 +597,7 @@ def hall_ends(d: np.ndarray, c: float) -> tuple[float, float]:
     """Hall's (1992) skewness-corrected t interval for the mean: {δ : |√T·h((d̄ − δ)/s)| < c} with the monotone
     cubic h(u) = u + γu²/3 + γ²u³/27 + γ/(6T) (γ :func:`skewness`), whose inverse is closed-form; it reaches
     further towards the long tail of d and less far on the other side."""
-    T = d.size
-    mean, s = float(d.mean()), float(d.std(ddof=1))
-    g = skewness(d)
-    x = c / math.sqrt(T)
-    if abs(g) < 1e-12:
-        return mean - s * x, mean + s * x
-
-    def hinv(y: float) -> float:
-        return 3.0 / g * (float(np.cbrt(1.0 + g * (y - g / (6.0 * T)))) - 1.0)
-
-    return mean - s * hinv(x), mean - s * hinv(-x)
+    return _hall_ends_at(float(d.mean()), float(d.std(ddof=1)), skewness(d), d.size, c)
 
 
 def skew_t_ends(d: np.ndarray, c: float) -> tuple[float, float]:
