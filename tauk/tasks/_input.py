@@ -92,6 +92,10 @@ def _from_frames(label: str | None, tasks: pl.DataFrame, actions: pl.DataFrame |
 
 def _infer_domains(tasks: pl.DataFrame, actions: pl.DataFrame, names: dict[str, str]) -> pl.DataFrame:
     """``domain`` per task: given > run > the task's own > the file name > the tool table."""
+    drop = ["_given", "_run_domain", "_own_domain", "_file_domain", "_tools_domain"]
+    if tasks.select(pl.coalesce("_given", "_run_domain").is_not_null().all()).item():
+        # every task's domain is given or its run's (results): the later sources would never be read
+        return tasks.with_columns(domain=pl.coalesce("_given", "_run_domain")).drop(drop[:3])
     table = tool_table()
     domains = sorted(set(table["domain"]))
     by_name = pl.DataFrame({"task_set": list(names), "_file_domain": [_domain_in_name(s, domains) for s in names.values()]},
@@ -108,9 +112,7 @@ def _infer_domains(tasks: pl.DataFrame, actions: pl.DataFrame, names: dict[str, 
         .group_by("task_set").agg(_tools_domain=pl.when(pl.len() == 1).then(pl.col("domain").first()))
     )  # fmt: skip
     tasks = tasks.join(by_name, on="task_set", how="left").join(fits, on="task_set", how="left")
-    return tasks.with_columns(
-        domain=pl.coalesce("_given", "_run_domain", "_own_domain", "_file_domain", "_tools_domain")
-    ).drop("_given", "_run_domain", "_own_domain", "_file_domain", "_tools_domain")
+    return tasks.with_columns(domain=pl.coalesce(*drop)).drop(drop)
 
 
 def _read_path(path: Path) -> tuple[str, Any]:
