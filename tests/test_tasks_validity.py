@@ -263,3 +263,16 @@ def test_a_taubench_results_list_is_audited_as_results(shared_data):
     by_path = tauk.tasks.validity(path).bounds.select("n_tasks", "n_inaction_passable").row(0)
     by_load = tauk.tasks.validity(tauk.load(path)).bounds.select("n_tasks", "n_inaction_passable").row(0)
     assert by_path == by_load == (50, 19)
+
+
+def test_gold_actions_keep_their_file_order(shared_data):
+    """The task sets' gold actions come out in the order of the definitions (task by task, action by action) on
+    every run — Polars' joins are free to reorder rows unless told not to."""
+    from tauk.tasks._input import resolve
+
+    ts = resolve(shared_data / "tasks")
+    a = ts.actions.with_row_index("_r")
+    first = ts.tasks.select("task_set", "task_id").with_row_index("_t")
+    order = a.join(first, on=["task_set", "task_id"], how="left", maintain_order="left")
+    assert order["_t"].is_sorted()
+    assert order.group_by("_t", maintain_order=True).agg(ok=pl.col("action_idx").is_sorted())["ok"].all()

@@ -85,7 +85,8 @@ def _from_frames(label: str | None, tasks: pl.DataFrame, actions: pl.DataFrame |
                                        "name": pl.String, "arguments": pl.String, "requestor": pl.String})  # fmt: skip
     keys = ["run_id", "task_id"] if (label is None or per_run) else ["task_id"]
     actions = actions.with_columns(pl.col("task_id").cast(pl.String)).join(
-        tasks.select(*keys, "task_set").unique(subset=keys, keep="first"), on=keys, how="inner"
+        tasks.select(*keys, "task_set").unique(subset=keys, keep="first", maintain_order=True), on=keys, how="inner",
+        maintain_order="left",  # the gold actions in their file order, every time (Polars' default order is free)
     )
     return tasks, actions
 
@@ -252,7 +253,8 @@ def resolve(source: Any, *, domain: str | None = None) -> TaskSets:
     splits = pl.DataFrame(split_rows, schema={"task_set": pl.String, "split": pl.String, "task_id": pl.String})
     if "requestor" not in actions.columns:
         actions = actions.with_columns(requestor=pl.lit(None, pl.String))
-    actions = actions.join(tasks.select("task_set", "task_id", "domain"), on=["task_set", "task_id"], how="left")
+    actions = actions.join(tasks.select("task_set", "task_id", "domain"), on=["task_set", "task_id"], how="left",
+                           maintain_order="left")
     recorded = "recorded_tool_type"
     if "tool_type" in actions.columns:
         actions = actions.rename({"tool_type": recorded})
