@@ -406,37 +406,11 @@ def head_counters(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) 
     keys = _by(t, by)
     if keys:
         return _grouped_head_counters(t, keys)
-    out = db_checks(t, by=keys)
-    for part in (authentication(t, by=keys), action_accuracy(t, by=keys), responsiveness(t, by=keys)):
-        out = out.join(part.drop("n_simulations"), on=keys, how="left", nulls_equal=True) if keys else \
-            out.hstack(part.drop("n_simulations"))  # fmt: skip
-    term = terminations(t, by=keys)
-    if keys:
-        out = term.select(keys).join(out, on=keys, how="left", nulls_equal=True).join(
-            term.drop("n_simulations"), on=keys, how="left", nulls_equal=True)  # fmt: skip
-    else:
-        out = out.hstack(term.drop("n_simulations"))
-    sev = review_severities(t, by=keys)
-    tot = sev.group_by(keys or pl.lit(0).alias("_all")).agg(
-        agent_errors=pl.col("errors").filter(pl.col("source") == "agent").sum().cast(pl.Int64),
-        user_errors=pl.col("errors").filter(pl.col("source") == "user").sum().cast(pl.Int64),
-    )
-    crit = first_critical(t, by=keys)
-    counts = ["n_simulations", "db_match", "db_mismatch", "db_not_checked", "auth_succeeded", "auth_failed",
-              "auth_not_needed", "auth_not_checked", "read_actions", "read_actions_correct", "write_actions",
-              "write_actions_correct", "sims_with_responsiveness_info", "sims_with_unresponsive_period",
-              "termination_user_stop", "termination_agent_stop", "termination_max_steps", "termination_error",
-              "termination_other", "termination_infrastructure_error"]  # fmt: skip
-    if keys:
-        out = out.join(crit, on=keys, how="left", nulls_equal=True).join(tot, on=keys, how="left", nulls_equal=True)
-    else:
-        out = out.hstack(crit if crit.height else pl.DataFrame(schema=crit.schema).clear(1)).hstack(
-            tot.drop("_all") if tot.height else pl.DataFrame({"agent_errors": [0], "user_errors": [0]}))  # fmt: skip
-    review_counts = ["n_reviewed", "first_critical_agent", "first_critical_user", "first_critical_none",
-                     "agent_errors", "user_errors"]  # fmt: skip
-    return out.with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in [*counts, *review_counts]]).sort(
-        keys or "n_simulations", nulls_last=True
-    )
+    out = _grouped_head_counters(t.with_columns(_all=pl.lit(0)), ["_all"]).drop("_all")
+    if out.height:
+        return out
+    # no simulation at all: one row, every count 0
+    return out.clear(1).with_columns([pl.col(c).fill_null(0) for c in _COUNTS])
 
 
 _COUNTS = ("n_simulations", "db_match", "db_mismatch", "db_not_checked", "auth_succeeded", "auth_failed",

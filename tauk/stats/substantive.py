@@ -193,7 +193,6 @@ class SubstantivePlan:
     :data:`GROUP_FIELDS` values (``counts``) and ``part`` — None (no definitions: null figures), the group itself
     (every task substantive: the figures on all tasks) or the group restricted to its substantive tasks."""
 
-    by: tuple[str, ...]
     counts: list[list[Any]]
     parts: list[GroupTasks | None]
     groups: list[GroupTasks]
@@ -224,7 +223,7 @@ def substantive_plan(source: Any, df: pl.DataFrame, by: tuple[str, ...], groups:
         counts.append([int(ip.sum()), int(g.T - ip.sum() - sub.sum()), int(sub.sum()), share, where])
         parts.append(g if sub.all() else replace(g, domain=g.domain[sub], task_id=g.task_id[sub], n=g.n[sub],
                                                  c=g.c[sub], n_trials=g.n_trials[sub], n_tasks_no_kept=0))  # fmt: skip
-    return SubstantivePlan(by, counts, parts, list(groups))
+    return SubstantivePlan(counts, parts, list(groups))
 
 
 def substantive_figures(source: Any, df: pl.DataFrame, by: tuple[str, ...], keyed: list[tuple[tuple, list[dict]]],

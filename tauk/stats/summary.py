@@ -527,5 +527,4 @@ def _add_empty_runs(gframe: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     if not extra.height and gframe["run_id"].to_list() == runs["run_id"].to_list():
         return gframe  # every run has a row, in the runs' order already
     out = pl.concat([gframe, extra]) if extra.height else gframe
-    return out.lazy().with_columns(pl.col("run_id").replace_strict(order, default=len(order)).alias("_o")) \
-        .sort("_o").drop("_o").collect()  # fmt: skip
+    return out.sort(pl.col("run_id").replace_strict(order, default=len(order)), maintain_order=True)

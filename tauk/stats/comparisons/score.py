@@ -89,6 +89,17 @@ from scipy import special, stats
 from tauk.conventions import CI_LEVEL
 
 from ..options import check_level
+from .skew_t import (
+    MIN_DIFFERING_FOR_T,
+    TrialCounts,
+    binomial_floor,
+    floored_t_ends,
+    floored_t_pvalue,
+    hall_ends,
+    skew_t_ends,
+    skew_t_pvalue,
+    skewness,
+)
 
 __all__ = ["EM_MAX_T", "MIN_DIFFERING_FOR_T", "TrialCounts", "binomial_floor", "floored_t_ends", "floored_t_pvalue", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "ScoreTest", "ternary_em_pvalue", "score_pvalue", "score_test", "score_z", "ternary_pvalue", "ternary_critical", "ternary_ends", "is_ternary", "TERNARY_PSEUDO", "TERNARY_WALD_Z", "TERNARY_SCORE_C0", "TERNARY_EDGE_ALPHA"]
 
@@ -446,104 +457,6 @@ def ternary_ends(a: int, b: int, T: int, alpha: float) -> tuple[float, float]:
     return max(lo, -1.0), min(hi, 1.0)
 
 
-#: with d not ternary, at least this many tasks differing (and a spread) → the skewness-corrected t ("skew t")
-MIN_DIFFERING_FOR_T = 5
-
-
-class TrialCounts(NamedTuple):
-    """The trial counts behind per-task differences d_t = Û_k^A − Û_k^B: per task, trials ``n_a`` / ``n_b`` and
-    successes ``c_a`` / ``c_b`` (arrays aligned with d), and k. Given to :func:`score_test` by ``compare()``."""
-
-    n_a: np.ndarray
-    c_a: np.ndarray
-    n_b: np.ndarray
-    c_b: np.ndarray
-    k: int
-
-
-#: pseudo-successes (and pseudo-failures) of the per-task success rate in :func:`binomial_floor` (Jeffreys: ½)
-FLOOR_PSEUDO = 0.5
-
-
-def _var_u(p: np.ndarray, n: np.ndarray, k: int) -> np.ndarray:
-    """Var(Û_k | p) for Û_k = C(c, k)/C(n, k), c ~ Binomial(n, p), per task (n may differ between tasks)."""
-    p = np.asarray(p, dtype=np.float64)
-    n = np.asarray(n, dtype=np.int64)
-    if k == 1:
-        return p * (1.0 - p) / np.maximum(n, 1)
-    out = np.zeros(p.shape)
-    for nn in np.unique(n):
-        if nn < k:
-            continue
-        sel = n == nn
-        c = np.arange(nn + 1)
-        u = special.comb(c, k) / special.comb(nn, k)
-        pmf = stats.binom.pmf(c[None, :], nn, p[sel][:, None])
-        m1 = pmf @ u
-        out[sel] = np.maximum(pmf @ (u * u) - m1 * m1, 0.0)
-    return out
-
-
-def binomial_floor(trials: TrialCounts) -> float:
-    """The trial-level part of Var(d_t) the counts imply: the mean over tasks of Var(Û_k^A) + Var(Û_k^B), each the
-    binomial variance of the task's estimate at its Jeffreys posterior-mean success rate (c + ½)/(n + 1). Whatever
-    the tasks' true differences, d_t varies at least this much from trial noise alone, so a sample SD below it (few
-    tasks differing, most at 0) understates the spread; the ½ keeps it positive for tasks solved every time or never
-    (their rate is not known to be exactly 0 or 1 from n trials)."""
-    a = FLOOR_PSEUDO
-    n_a = np.asarray(trials.n_a, dtype=np.float64)
-    n_b = np.asarray(trials.n_b, dtype=np.float64)
-    pa = (np.asarray(trials.c_a, dtype=np.float64) + a) / (n_a + 2.0 * a)
-    pb = (np.asarray(trials.c_b, dtype=np.float64) + a) / (n_b + 2.0 * a)
-    if pa.size == 0:
-        return 0.0
-    v = _var_u(pa, trials.n_a, trials.k) + _var_u(pb, trials.n_b, trials.k)
-    return float(np.mean(v))
-
-
-def _floored(d: np.ndarray, trials: TrialCounts) -> tuple[float, float, float]:
-    """(d̄, floored s, skewness for the floored spread): s_f = max(s, √:func:`binomial_floor`), γ·(s/s_f)³."""
-    mean = float(d.mean())
-    s = float(d.std(ddof=1))
-    sf = max(s, math.sqrt(binomial_floor(trials)))
-    g = skewness(d) * (s / sf) ** 3 if sf > 0 else 0.0
-    return mean, sf, g
-
-
-def _hall_ends_at(mean: float, s: float, g: float, T: int, c: float) -> tuple[float, float]:
-    """Hall's interval {δ : |√T·h((d̄ − δ)/s)| < c} for given d̄, s and γ (closed-form inverse of the cubic)."""
-    x = c / math.sqrt(T)
-    if abs(g) < 1e-12:
-        return mean - s * x, mean + s * x
-
-    def hinv(y: float) -> float:
-        return 3.0 / g * (float(np.cbrt(1.0 + g * (y - g / (6.0 * T)))) - 1.0)
-
-    return mean - s * hinv(x), mean - s * hinv(-x)
-
-
-def floored_t_ends(d: np.ndarray, c: float, trials: TrialCounts) -> tuple[float, float]:
-    """:func:`skew_t_ends` with the SD floored at the trial-level binomial SD (:func:`binomial_floor`): the union of
-    d̄ ± c·s_f/√T and Hall's interval at s_f (skewness scaled to the floored spread). Never zero width."""
-    T = d.size
-    mean, sf, g = _floored(d, trials)
-    x = c * sf / math.sqrt(T)
-    lo_h, hi_h = _hall_ends_at(mean, sf, g, T, c)
-    return min(mean - x, lo_h), max(mean + x, hi_h)
-
-
-def floored_t_pvalue(d: np.ndarray, trials: TrialCounts) -> float:
-    """max(p of the floored t, p of Hall's statistic at the floored SD), both against t_{T−1}: below α exactly when
-    0 is outside :func:`floored_t_ends` at c = t_{T−1, 1−α/2}."""
-    T = d.size
-    mean, sf, g = _floored(d, trials)
-    u = mean / sf
-    h = u + g * u * u / 3.0 + g * g * u**3 / 27.0 + g / (6.0 * T)
-    p_t = 2.0 * stats.t.sf(abs(math.sqrt(T) * u), T - 1)
-    p_h = 2.0 * stats.t.sf(abs(math.sqrt(T) * h), T - 1)
-    return float(min(max(p_t, p_h), 1.0))
-
-
 def _reference(d: np.ndarray, alpha: float, trials: TrialCounts | None = None) -> tuple[str, float]:
     """(reference, critical value c) of the test on ``d``: ``"exact unconditional"`` (ternary d), ``"skew t"`` (not
     ternary, ≥ :data:`MIN_DIFFERING_FOR_T` tasks differing, s > 0), ``"floored t"`` (not ternary, fewer differing,
@@ -557,69 +470,6 @@ def _reference(d: np.ndarray, alpha: float, trials: TrialCounts | None = None) -
     if trials is not None and trials.k == 1 and d.size > 1 and binomial_floor(trials) > 0:
         return "floored t", float(stats.t.ppf(1.0 - alpha / 2.0, d.size - 1))
     return "normal", float(stats.norm.ppf(1.0 - alpha / 2.0))
-
-
-def _t_stat(d: np.ndarray) -> tuple[float, float]:
-    """(d̄, s/√T)."""
-    return float(d.mean()), float(d.std(ddof=1)) / math.sqrt(d.size)
-
-
-def skewness(d: np.ndarray) -> float:
-    """The sample skewness g = m₃/s³ of d shrunk towards 0 by its variance v (positive-part James–Stein:
-    g·max(0, 1 − v/g²)), v the larger of the normal-theory 6/T and the jackknife variance of g (spiky differences —
-    most tasks 0, a few far out — make g much noisier than 6/T says): 0 where the sample shows no more skewness than
-    noise, ≈ g where it clearly does."""
-    T = d.size
-    mean = float(d.mean())
-    r = d - mean
-    s = float(d.std(ddof=1))
-    if not s > 0 or T < 3:
-        return 0.0
-    g = float(np.mean(r**3)) / s**3
-    if g == 0.0:
-        return 0.0
-    # leave-one-out skewness from the power sums of the centred values (O(T))
-    S1, S2, S3 = float(r.sum()), float((r * r).sum()), float((r**3).sum())
-    n1 = T - 1
-    a1 = (S1 - r) / n1
-    a2 = (S2 - r * r) / n1
-    a3 = (S3 - r**3) / n1
-    m2 = a2 - a1 * a1
-    m3 = a3 - 3.0 * a1 * a2 + 2.0 * a1**3
-    var_loo = m2 * n1 / max(n1 - 1, 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g_loo = np.where(var_loo > 0, m3 / np.maximum(var_loo, 1e-300) ** 1.5, 0.0)
-    v = max(6.0 / T, float(n1 / T * np.sum((g_loo - g_loo.mean()) ** 2)))
-    return g * max(0.0, 1.0 - v / (g * g))
-
-
-def hall_ends(d: np.ndarray, c: float) -> tuple[float, float]:
-    """Hall's (1992) skewness-corrected t interval for the mean: {δ : |√T·h((d̄ − δ)/s)| < c} with the monotone
-    cubic h(u) = u + γu²/3 + γ²u³/27 + γ/(6T) (γ :func:`skewness`), whose inverse is closed-form; it reaches
-    further towards the long tail of d and less far on the other side."""
-    return _hall_ends_at(float(d.mean()), float(d.std(ddof=1)), skewness(d), d.size, c)
-
-
-def skew_t_ends(d: np.ndarray, c: float) -> tuple[float, float]:
-    """The union of the paired t interval d̄ ± c·s/√T and :func:`hall_ends` (both contain d̄, so an interval):
-    extended towards the long tail where d is skewed, never shorter than the t on either side."""
-    mean, se = _t_stat(d)
-    lo_h, hi_h = hall_ends(d, c)
-    return min(mean - c * se, lo_h), max(mean + c * se, hi_h)
-
-
-def skew_t_pvalue(d: np.ndarray) -> float:
-    """max(p of the t, p of Hall's statistic √T·h(d̄/s)), both against t_{T−1}: below α exactly when 0 is outside
-    both intervals, i.e. outside :func:`skew_t_ends` at c = t_{T−1, 1−α/2}."""
-    T = d.size
-    mean, se = _t_stat(d)
-    s = se * math.sqrt(T)
-    g = skewness(d)
-    u = mean / s
-    h = u + g * u * u / 3.0 + g * g * u**3 / 27.0 + g / (6.0 * T)
-    p_t = 2.0 * stats.t.sf(abs(mean / se), T - 1)
-    p_h = 2.0 * stats.t.sf(abs(math.sqrt(T) * h), T - 1)
-    return float(min(max(p_t, p_h), 1.0))
 
 
 def score_pvalue(d: np.ndarray, *, ci: float = CI_LEVEL, trials: TrialCounts | None = None) -> float:

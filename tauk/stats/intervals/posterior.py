@@ -131,28 +131,18 @@ class _Loglik:
     """Beta-binomial log-likelihood of each group (without Σ log C(n, c)) at grid points (α, β)."""
 
     def __init__(self, n: np.ndarray, c: np.ndarray):
+        self.rows = n.shape[0]
         self.N = int(n.max()) if n.size else 0
         if self.N <= _LOG_FORM_MAX_N:
             self.S, self.F, self.Nn = _suff(n, c)
         else:  # long runs: Σ_pairs count · [betaln(α + c, β + n − c) − betaln(α, β)]
             self.pairs, self.cnt = pair_counts(n, c)
 
-    def shared(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        """A, B: (G,) points shared by every group → (R, G)."""
-        if self.N > _LOG_FORM_MAX_N:
-            return self.per_group(np.broadcast_to(A, (self.cnt.shape[0], A.size)), np.broadcast_to(B, (self.cnt.shape[0], B.size)))
-        # a sum over j in a fixed order (not a matrix product, whose BLAS kernel and so its rounding depend on how
-        # many groups there are): each group's value is the same alone or in a batch
-        out = np.zeros((self.S.shape[0], A.size))
-        AB = A + B
-        for j in range(self.S.shape[1]):
-            s, f, m = self.S[:, j : j + 1], self.F[:, j : j + 1], self.Nn[:, j : j + 1]
-            out += s * np.log(A + j) + f * np.log(B + j) - m * np.log(AB + j)
-        return out
-
-    def per_group(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        """A, B: (R, G) points, one set per group → (R, G)."""
-        out = np.zeros(A.shape)
+    def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """A, B: (R, G) points, one set per group, or (G,) shared by every group → (R, G). A sum over j (or over the
+        (n, c) pairs) in a fixed order, not a matrix product, whose BLAS kernel and so its rounding would depend on
+        how many groups there are: each group's value is the same alone or in a batch."""
+        out = np.zeros(np.broadcast_shapes(A.shape, (self.rows, 1)))
         if self.N > _LOG_FORM_MAX_N:
             base = special.betaln(A, B)
             for p, (nn, cc) in enumerate(self.pairs):
@@ -253,7 +243,7 @@ def posterior_points(
     R = n.shape[0]
     ll = _Loglik(n, c)
     U, V, A, B, lprior, (floor_u, floor_v) = _coarse_grid(prior, coarse)
-    W = _normalise(ll.shared(A, B) + lprior[None, :])
+    W = _normalise(ll(A, B) + lprior[None, :])
     Ur, Vr = np.broadcast_to(U, (R, U.size)), np.broadcast_to(V, (R, V.size))
     tq, logq = _proposal_lattice(points, nu)
     A, B = np.broadcast_to(A, (R, A.size)), np.broadcast_to(B, (R, B.size))
@@ -270,7 +260,7 @@ def posterior_points(
         Vr = mu_v[:, None] + scale * (l21[:, None] * tq[None, :, 0] + l22[:, None] * tq[None, :, 1])
         Vr = np.clip(Vr, -40.0, 40.0)
         A, B = _uv_to_ab(Ur, Vr)
-        W = _normalise(ll.per_group(A, B) + prior.logpdf_uv(Ur, Vr) - logq[None, :])
+        W = _normalise(ll(A, B) + prior.logpdf_uv(Ur, Vr) - logq[None, :])
         floor_u = floor_v = 0.0
     return A, B, W, 1.0 / (W * W).sum(1)
 

@@ -96,12 +96,12 @@ def test_loglik_equals_betaln_form():
     c = rng.binomial(n, 0.4)
     A = rng.gamma(1.0, 2.0, size=50)
     B = rng.gamma(1.0, 2.0, size=50)
-    ll = _Loglik(n, c).shared(A, B)
+    ll = _Loglik(n, c)(A, B)
     ref = np.stack(
         [np.sum(special.betaln(A[:, None] + c[r], B[:, None] + n[r] - c[r]) - special.betaln(A, B)[:, None], 1) for r in range(3)]
     )
     np.testing.assert_allclose(ll, ref, rtol=1e-10, atol=1e-9)
-    np.testing.assert_allclose(_Loglik(n, c).per_group(np.tile(A, (3, 1)), np.tile(B, (3, 1))), ref, rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(_Loglik(n, c)(np.tile(A, (3, 1)), np.tile(B, (3, 1))), ref, rtol=1e-10, atol=1e-9)
 
 
 def test_beta_moment_against_monte_carlo():
