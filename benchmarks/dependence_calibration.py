@@ -318,6 +318,24 @@ def section_overall(reps, seed, out):
     out("")
 
 
+
+class Tee:
+    """``out(line)`` prints a line and keeps it; ``out.save(path)`` writes the kept lines (a results file), if a path
+    is given. Shared by the run-effect benchmarks."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, s: str = "") -> None:
+        print(s, flush=True)
+        self.lines.append(s)
+
+    def save(self, path: str | None) -> None:
+        if path:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(self.lines) + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=150, help="replications a cell (runs, clusters, overall)")
@@ -337,11 +355,7 @@ def main(argv=None):
         GRID_POPS = tuple(args.pops.split(";"))
     if args.grid:
         GRID_TR = tuple(tuple(int(v) for v in c.split("x")) for c in args.grid.split(","))
-    lines = []
-
-    def out(s=""):
-        print(s, flush=True)
-        lines.append(s)
+    out = Tee()
 
     out(f"# tauk.stats.dependence calibration: {args.reps} replications a cell ({args.paired_reps} in the paired "
         f"section), seed {args.seed}, level {LEVEL}, sections {args.sections}, run SDs {args.run_sds}, populations "
@@ -355,9 +369,7 @@ def main(argv=None):
         {"runs": section_runs, "paired": section_paired, "clusters": section_clusters,
          "overall": section_overall}[sec](reps, args.seed, out)  # fmt: skip
     out(f"total {time.time() - t0:.0f} s")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
+    out.save(args.out)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ import sys
 import numpy as np
 from scipy import optimize
 
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from dependence_calibration import Tee  # noqa: E402
+
 EDGES = np.array([0, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0000001])
 WS = np.round(np.arange(1.0, 4.0001, 0.025), 4)
 BUDGET = 1.05
@@ -81,7 +84,7 @@ def solve(alts, nulls, null_covs=(), rise=None):
     return -r.fun if r.success else float("nan")
 
 
-def focus(args, out, lines):
+def focus(args, out):
     """The per-cell oracle bound on fresh benchmarks of one population (more of them: a tighter in-sample bound)."""
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
     from run_effect_rules import cell
@@ -99,9 +102,7 @@ def focus(args, out, lines):
             se = 100 * np.sqrt(best * (1 - best) / args.reps)
             out(f"k = {k}, σ_run = {sd}: best coverage {100 * best:.1f} % (± {se:.1f} MC) at width ≤ ×{BUDGET} without "
                 f"a run effect; report-only {100 * rep:.1f} %")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
+    out.save(args.out)
 
 
 def main(argv=None):
@@ -114,14 +115,10 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out")
     args = ap.parse_args(argv)
-    lines = []
-
-    def out(s=""):
-        print(s, flush=True)
-        lines.append(s)
+    out = Tee()
 
     if args.focus:
-        return focus(args, out, lines)
+        return focus(args, out)
     with open(args.cache, "rb") as fh:
         cells = pickle.load(fh)
 
@@ -158,9 +155,7 @@ def main(argv=None):
         out(f"R = {R}, coverage without a run effect also within +1 point: best achievable worst-cell coverage "
             f"{100 * min(v[4] for v in sel):.1f}–{100 * max(v[4] for v in sel):.1f} %; groups below 93 %: "
             + (", ".join(f"T={v[1]} k={v[2]} ({100 * v[4]:.1f} %)" for v in bad) if bad else "none"))
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
+    out.save(args.out)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from scipy import special
 import tauk
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from dependence_calibration import cell_rng, draw_pop, frame_of  # noqa: E402
+from dependence_calibration import Tee, cell_rng, draw_pop, frame_of  # noqa: E402
 
 
 def main(argv=None):
@@ -32,11 +32,7 @@ def main(argv=None):
     ap.add_argument("--pop", default="0.2·δ0+B(2,2)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
-    lines = []
-
-    def out(s=""):
-        print(s, flush=True)
-        lines.append(s)
+    out = Tee()
 
     out(f"# compare(): adjusted vs report-only headline interval without a run effect, {args.pop}, {args.reps} "
         f"benchmarks a cell, seed {args.seed}")
@@ -61,9 +57,7 @@ def main(argv=None):
                 ratio = float(np.mean(wa[adj] / wr[adj])) if adj.any() else float("nan")
                 nar = float(np.mean(wa[adj] < wr[adj] - 1e-12)) if adj.any() else float("nan")
                 out(f"{T:>3} {R:>2} {k:>2} {meth[:22]:>22} {100 * adj.mean():7.1f}% {ratio:11.3f} {100 * nar:7.1f}%")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
+    out.save(args.out)
 
 
 if __name__ == "__main__":

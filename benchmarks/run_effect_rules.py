@@ -30,7 +30,7 @@ from scipy import special, stats
 import tauk
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from dependence_calibration import POPULATIONS, frame_of, truth_of  # noqa: E402
+from dependence_calibration import POPULATIONS, Tee, frame_of, truth_of  # noqa: E402
 
 RULES = [(1.0, 1.0, 1.0), (1.0, 0.1, 1.0), (1.0, 0.05, 1.0), (1.5, 1.0, 1.0), (2.0, 1.0, 1.0), (3.0, 1.0, 1.0),
          (1.5, 1.0, 1.5), (2.0, 1.0, 1.5), (2.0, 1.0, 2.0), (2.5, 1.0, 2.0), (2.5, 1.0, 3.0), (3.0, 1.0, 3.0),
@@ -141,11 +141,7 @@ def main(argv=None):
     ap.add_argument("--cache", help="pickle of the drawn cells (re-used when it exists)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
-    lines = []
-
-    def out(s=""):
-        print(s, flush=True)
-        lines.append(s)
+    out = Tee()
 
     pops = args.pops.split(";") if args.pops else list(POPULATIONS)
     out(f"# run-effect widening rules: {args.reps} replications a cell, seed {args.seed}, populations "
@@ -212,9 +208,7 @@ def main(argv=None):
         + "; ".join(f"σ={sd}: pop cov min {100 * min(r[k][1] for key, r in ((key, apply_rule(d, key[1], key[2], (1, 1, 1))) for key, d in cells.items() if key[3] == sd) for k in r if k[0] == 'pop'):.1f}"  # noqa: E501
                     for sd in (0.0, 0.2, 0.5)))
     out(f"total {time.time() - t0:.0f} s")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
+    out.save(args.out)
 
 
 if __name__ == "__main__":
