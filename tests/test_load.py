@@ -153,3 +153,46 @@ def test_sample_data_loads_without_issues():
     res = tauk.load(sample)
     assert res.report.ok
     assert res.trials.height > 0 and res.messages.height > 0
+
+
+def test_folder_scan_reads_each_file_once(tmp_path, monkeypatch):
+    """A scanned folder: every JSON file read once (no peek then read), results files loaded, other JSON objects
+    and lists passed over, a results file with an error raised by name, a folder of no results an error."""
+    from tauk.io import files, read
+
+    sample = Path(__file__).resolve().parents[1] / "data"
+    folder = tmp_path / "scan"
+    folder.mkdir()
+    for name in ("baseline_airline.json", "atlas-small_retail.json"):
+        (folder / name).write_bytes((sample / name).read_bytes())
+    (folder / "config.json").write_text(json.dumps({"info": "not a run", "model": "x"}))
+    (folder / "numbers.json").write_text("[1, 2, 3]")
+    (folder / "tasks.json").write_text(json.dumps({"tasks": []}))
+    reads: list[str] = []
+    real = files.read_bytes
+
+    def counting(path, **kw):  # noqa: ANN001, ANN003, ANN202
+        reads.append(Path(path).name)
+        return real(path, **kw)
+
+    monkeypatch.setattr(read, "read_bytes", counting)
+    res = tauk.load(folder)
+    assert sorted(Path(s).name for s in res.runs["source"]) == ["atlas-small_retail.json", "baseline_airline.json"]
+    assert sorted(reads) == sorted(p.name for p in folder.iterdir())  # once each
+    # the same set as the peek-then-read path the store's ingest still uses
+    from tauk.io.load import find_sources
+
+    assert sorted(p.name for _, p in find_sources(folder, tauk.LoadReport())) == sorted(
+        Path(s).name for s in res.runs["source"])
+    # a results file with an error is not passed over: it is raised, naming the file
+    bad = json.loads((sample / "baseline_airline.json").read_text())
+    bad["simulations"][0]["reward_info"] = "broken"
+    (folder / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(tauk.LoadError, match="bad.json"):
+        tauk.load(folder)
+    # only JSON that is not results: one error, not an empty load
+    empty = tmp_path / "none"
+    empty.mkdir()
+    (empty / "config.json").write_text(json.dumps({"info": "not a run"}))
+    with pytest.raises(tauk.LoadError, match="no results files found"):
+        tauk.load(empty)

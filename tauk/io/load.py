@@ -15,7 +15,15 @@ import msgspec
 
 from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
-from tauk.io.read import RunData, bounded_nesting, is_regular, looks_like_results, read_bytes, read_source
+from tauk.io.read import (
+    RunData,
+    bounded_nesting,
+    is_regular,
+    looks_like_results,
+    read_bytes,
+    read_scanned,
+    read_source,
+)
 
 PathLike = str | os.PathLike
 Inputs = PathLike | Iterable[PathLike] | Mapping[str, PathLike]
@@ -89,6 +97,22 @@ def find_sources(inputs: Inputs, report: LoadReport, *, _stacklevel: int = 2) ->
     """``(label, path)`` of every results source under ``inputs`` (files, directory-format runs, folders scanned
     for results files, globs, lists, ``{label: path}``); files of a scanned folder that are not results files are
     passed over, non-regular files skipped with a report entry."""
+    found = _candidates(inputs, report, _stacklevel=_stacklevel + 1)
+    kept = [(label, path) for label, path, scanned in found if not scanned or looks_like_results(path)]
+    if not kept:
+        _none_found(inputs)
+    return kept
+
+
+def _none_found(inputs: Inputs) -> None:
+    raise LoadError(os.fspath(inputs) if isinstance(inputs, str | os.PathLike) else "<inputs>", None,
+                    "no results files found")  # fmt: skip
+
+
+def _candidates(inputs: Inputs, report: LoadReport, *, _stacklevel: int = 2) -> list[tuple[str | None, Path, bool]]:
+    """``(label, path, scanned)`` of every source under ``inputs``; ``scanned``: a file a folder scan met, which is
+    read only if it is a results file (:func:`looks_like_results`). Non-regular scanned files are skipped with a
+    report entry."""
     items: list[tuple[str | None, Path, bool]] = []
     if isinstance(inputs, Mapping):
         for label, p in inputs.items():
@@ -98,19 +122,14 @@ def find_sources(inputs: Inputs, report: LoadReport, *, _stacklevel: int = 2) ->
     else:
         for p in inputs:
             items += _expand(p, None, True)
-    kept: list[tuple[str | None, Path]] = []
+    kept: list[tuple[str | None, Path, bool]] = []
     for label, path, explicit in items:
         if not explicit and not path.is_dir() and not is_regular(path):
             msg = "not a regular file (a FIFO, device, socket or broken link); skipped by the folder scan"
             report.add(str(path), None, "not_a_regular_file", msg, skipped=1)
             warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=_stacklevel + 1)
             continue
-        if not explicit and not path.is_dir() and not looks_like_results(path):
-            continue
-        kept.append((label, path))
-    if not kept:
-        raise LoadError(os.fspath(inputs) if isinstance(inputs, str | os.PathLike) else "<inputs>", None,
-                        "no results files found")  # fmt: skip
+        kept.append((label, path, not explicit and not path.is_dir()))
     return kept
 
 
@@ -129,7 +148,10 @@ def read_inputs(
     elif isinstance(agent, Mapping):
         for v in agent.values():
             check_label(v, "agent")
-    kept = find_sources(inputs, report, _stacklevel=_stacklevel + 1)
+    # a scanned file is read once: decoded straight away, skipped when it turns out not to be a results file
+    kept = _candidates(inputs, report, _stacklevel=_stacklevel + 1)
+    if not kept:
+        _none_found(inputs)
 
     show = progress if progress is not None else len(kept) > 8
     iterator = kept
@@ -139,11 +161,16 @@ def read_inputs(
         iterator = tqdm(kept, desc="loading", unit="file")
     runs: list[RunData] = []
     labels: list[str | None] = []
+    passed_over = 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
-        for label, path in iterator:
+        for label, path, scanned in iterator:
             try:
-                runs.append(read_source(path, strict, report))
+                run = read_scanned(path, strict, report) if scanned else read_source(path, strict, report)
+                if run is None:  # not a results file
+                    passed_over += 1
+                    continue
+                runs.append(run)
                 labels.append(label)
                 report.files_loaded += 1
             except LoadError as exc:
@@ -151,6 +178,8 @@ def read_inputs(
                     raise
                 report.files_skipped += 1
                 report.add(exc.path, exc.location, "unreadable_file", exc.message + "; file skipped", skipped=1)
+    if passed_over == len(kept):
+        _none_found(inputs)
     for w in caught:  # re-emit once each, from the caller's frame
         warnings.warn(str(w.message), w.category, stacklevel=_stacklevel)
     if not strict and report.issues and not caught:

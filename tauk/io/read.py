@@ -56,6 +56,7 @@ __all__ = [  # the file-level helpers are re-exported for the modules that read 
     "memory_message",
     "parse_tool_calls_string",
     "read_again",
+    "read_scanned",
     "read_bytes",
     "read_source",
     "release",
@@ -149,6 +150,12 @@ def looks_like_results(path: Path) -> bool:
         data = read_bytes(path)
     except LoadError:
         return False
+    return _holds_results(data)
+
+
+def _holds_results(data: Any) -> bool:
+    """:func:`looks_like_results` on the bytes: an object with a top-level ``simulations``, or an array whose first
+    element looks like a simulation or a τ-bench record; True where the bytes do not decode (the reader explains)."""
     c = first_char(data)
     if c == "{":
         try:
@@ -162,3 +169,33 @@ def looks_like_results(path: Path) -> bool:
             return True  # let the real reader explain what is wrong
         return bool(keys) and ("traj" in keys or list_kind(keys) == "simulations")
     return False
+
+
+def read_scanned(path: Path, strict: bool, report: LoadReport) -> RunData | None:
+    """A JSON file met by a folder scan: its run, or None where :func:`looks_like_results` would pass it over (not a
+    regular file, unreadable, or not a results file). Read once: an object is decoded straight away, and only where
+    that fails is it peeked at to tell "not a results file" (None) from a results file with an error (raised)."""
+    if not is_regular(path):
+        return None
+    try:
+        data = read_bytes(path)
+    except LoadError:
+        return None
+    try:
+        if first_char(data) != "{":
+            return _read_file_bounded(path, data, strict, report) if _holds_results(data) else None
+        try:
+            return _read_file_bounded(path, data, strict, report)
+        except LoadError:
+            if not _holds_results(data):
+                return None
+            raise
+    except MemoryError:
+        raise LoadError(str(path), None, memory_message(path)) from None
+    finally:
+        release(data)
+
+
+def _read_file_bounded(path: Path, data: Any, strict: bool, report: LoadReport) -> RunData:
+    with bounded_nesting():
+        return _read_file(path, data, strict, report)
