@@ -20,15 +20,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tauk import results as _results
 from tauk.errors import EvaluationError, LoadError, LoadReport, LoadWarning, StatsWarning, TaukError
-from tauk.io import load_tasks
-from tauk.io.load import Inputs
-from tauk.results import Results
 
 if TYPE_CHECKING:  # pragma: no cover
     from tauk import leaderboard, plot, replay, scoring, stats, tasks, widgets
+    from tauk.io import load_tasks
     from tauk.io.leaderboard import load_leaderboard
+    from tauk.io.load import Inputs
+    from tauk.results import Results
     from tauk.scoring import audit, score
     from tauk.store import ingest
     from tauk.store import open_store as open
@@ -79,9 +78,14 @@ def load(
         from tauk.store import open_store  # loaded when a store is opened (not at every start)
 
         return open_store(inputs)
+    from tauk import results as _results
+
     return _results.load(inputs, agent=agent, strict=strict, progress=progress, _stacklevel=3)
 
+# imported on first use: ``import tauk`` (and so the command line, before its process is set up) loads no Polars
 _LAZY = {
+    "Results": ("tauk.results", "Results"),
+    "load_tasks": ("tauk.io", "load_tasks"),
     "scoring": ("tauk.scoring", None),
     "replay": ("tauk.replay", None),
     "stats": ("tauk.stats", None),
@@ -100,7 +104,7 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Import the statistics and scoring layers on first use (PEP 562)."""
+    """Import the frames, statistics and scoring layers on first use (PEP 562)."""
     if name in _LAZY:
         module, attr = _LAZY[name]
         value = importlib.import_module(module)

@@ -103,12 +103,14 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2."""
-    if argv is None:  # a command's process (not a call from Python): what is loaded by now lives as long as the
-        # process, so full collections need not walk it, and a short run allocates few cycles — collect rarely (as
-        # mypy does; ~20 ms of a summary's start)
-        gc.freeze()
+    if argv is None:  # a command's process (not a call from Python): a short run allocates few cycles, so collect
+        # rarely (as mypy does; ~20 ms of a summary's start) — set before Polars and NumPy are imported (``import
+        # tauk.cli`` loads neither), whose imports otherwise ran ~9 ms of collections; what the command's module
+        # loaded lives as long as the process, so full collections need not walk it
         gc.set_threshold(100_000, 50, 50)
     parser = build_parser(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        gc.freeze()
     args = parser.parse_args(argv)
     args.from_command_line = argv is None
     if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
