@@ -16,7 +16,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import polars as pl
 
@@ -55,8 +55,7 @@ _DTYPES: dict[str, pl.DataType] = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(NamedTuple):
     """One column of a frame: its name, its type as written in the docs (``?``: nullable) and its meaning."""
 
     name: str

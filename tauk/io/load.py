@@ -7,9 +7,8 @@ import glob as _glob
 import os
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -82,8 +81,7 @@ def check_label(label: object, what: str = "label") -> str:
     return text
 
 
-@dataclass(frozen=True)
-class LoadedRuns:
+class LoadedRuns(NamedTuple):
     """What :func:`read_inputs` read: the decoded runs with their run ids and agent labels, and the load report."""
 
     runs: list[RunData]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,11 +34,15 @@ about Python's recursion limit, 1,000 by default; files of real runs nest fewer 
 _CHUNK = 1 << 22
 
 
-@dataclass
 class _State:
-    in_string: bool = False
-    backslashes: int = 0  # run of backslashes ending the previous chunk
-    depth: int = 0
+    """Where the scan stands between chunks (mutable; a plain class: nothing to generate at import)."""
+
+    __slots__ = ("in_string", "backslashes", "depth")
+
+    def __init__(self, in_string: bool = False, backslashes: int = 0, depth: int = 0) -> None:
+        self.in_string = in_string
+        self.backslashes = backslashes  # run of backslashes ending the previous chunk
+        self.depth = depth
 
 
 def _chunks(data) -> Iterator[tuple[int, np.ndarray]]:

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -86,8 +85,7 @@ def check_min_coverage(x: Any) -> float:
     return float(x)
 
 
-@dataclass(frozen=True)
-class PlannedTasks:
+class PlannedTasks(NamedTuple):
     """One group's planned tasks: per task the planned trials, the kept trials and their successes."""
 
     key: tuple

@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -86,8 +85,7 @@ NO_DEFINITIONS = "not known: no task definitions"
 MARK_COLUMNS = ("run_id", "task_id", "inaction_passable")
 
 
-@dataclass(frozen=True)
-class ResolvedMarks:
+class ResolvedMarks(NamedTuple):
     """What :func:`resolve_marks` found, kept to be handed to several summaries of the same results (``marks=``)
     so that the definitions are audited once: ``frame`` (or None), ``source`` (``"embedded"``, ``"given"``, …) and
     ``audit`` (the :class:`tauk.tasks.TaskValidity` it came from, when embedded)."""
@@ -141,8 +139,7 @@ def resolve_marks(source: Any, marks: Any = None, _audit: list[Any] | None = Non
     return v.select(run_id="task_set", task_id="task_id", inaction_passable="inaction_passable"), "embedded"
 
 
-@dataclass(frozen=True)
-class Substantive:
+class Substantive(NamedTuple):
     """The substantive figures of one summary: ``groups`` (group keys + :data:`GROUP_FIELDS`) and ``long`` (group
     keys, ``k`` and the ``substantive_*`` columns)."""
 
@@ -187,8 +184,7 @@ def _null_rows(ks: Sequence[int]) -> list[dict[str, Any]]:
     return [{"k": int(k), **dict.fromkeys(SUBSTANTIVE_FIELDS)} for k in ks]
 
 
-@dataclass(frozen=True)
-class SubstantivePlan:
+class SubstantivePlan(NamedTuple):
     """Which tasks of each group are substantive, before any figure: per group (in ``groups`` order) its
     :data:`GROUP_FIELDS` values (``counts``) and ``part`` — None (no definitions: null figures), the group itself
     (every task substantive: the figures on all tasks) or the group restricted to its substantive tasks."""
@@ -221,7 +217,7 @@ def substantive_plan(source: Any, df: pl.DataFrame, by: tuple[str, ...], groups:
         c_all = int(g.c.sum())
         share = float(g.c[ip].sum()) / c_all if c_all else None
         counts.append([int(ip.sum()), int(g.T - ip.sum() - sub.sum()), int(sub.sum()), share, where])
-        parts.append(g if sub.all() else replace(g, domain=g.domain[sub], task_id=g.task_id[sub], n=g.n[sub],
+        parts.append(g if sub.all() else g._replace(domain=g.domain[sub], task_id=g.task_id[sub], n=g.n[sub],
                                                  c=g.c[sub], n_trials=g.n_trials[sub], n_tasks_no_kept=0))  # fmt: skip
     return SubstantivePlan(counts, parts, list(groups))
 

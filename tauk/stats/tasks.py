@@ -38,10 +38,9 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from math import comb as _math_comb
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -273,8 +272,7 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
     return df.collect()
 
 
-@dataclass(frozen=True)
-class GroupTasks:
+class GroupTasks(NamedTuple):
     """One group's per-task counts, tasks sorted by (domain, task_id)."""
 
     key: tuple  # values of the `by` columns

@@ -37,8 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -62,8 +61,7 @@ def task_family(domain: str | None, task_id: str) -> str:
     return str(task_id)
 
 
-@dataclass(frozen=True)
-class ClusterInfo:
+class ClusterInfo(NamedTuple):
     """What a cluster-robust figure used: ``source`` (the column, or ``"family"``), ``n_clusters`` (G),
     ``n_single`` (clusters of one task) and ``sizes`` (tasks per cluster, largest first)."""
 

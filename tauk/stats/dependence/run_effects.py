@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -78,8 +79,7 @@ RUN_NOTE_ONE_PASS = ("a run effect cannot be separated from the {what} with one 
 """The note where a run effect is not identifiable (``what``: "figure", "agent difference")."""
 
 
-@dataclass(frozen=True)
-class PassMatrix:
+class PassMatrix(NamedTuple):
     """One group's successes per (task, pass): ``Y`` (T × R, 1/0, NaN where the task has no kept trial in that
     pass), ``tasks`` ((domain, task_id), sorted) and ``passes`` ((run_id, trial), sorted)."""
 
