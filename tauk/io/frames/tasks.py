@@ -53,12 +53,22 @@ def _recorded_tool_type(raw: msgspec.Raw) -> str | None:
     return value.lower() if isinstance(value, str) else None
 
 
+class _Named(msgspec.Struct):
+    """The ``name`` of a JSON object (other keys skipped, not built)."""
+
+    name: Any = None
+
+
+_NAMED = S.decoder(_Named)
+
+
 def _checked_name(raw: msgspec.Raw) -> str | None:
-    if raw_text(raw) is None:
+    """The tool name an action check records (None: absent, null, not an object, not a string)."""
+    if raw is None:
         return None
     try:
-        name = msgspec.json.decode(raw).get("name")
-    except (msgspec.DecodeError, msgspec.ValidationError, AttributeError):
+        name = _NAMED.decode(raw).name
+    except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return name if isinstance(name, str) else None
 
