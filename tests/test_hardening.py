@@ -159,6 +159,33 @@ def test_messages_of_a_file_overwritten_after_loading_are_refused(tmp_path):
         _ = res.tool_calls
 
 
+def test_a_same_size_edit_with_the_old_time_is_refused_and_hashing_waits_until_needed(tmp_path, monkeypatch):
+    """The bytes held in memory are hashed when the file is first read again (not at load: a summary never pays
+    for it), and that hash is of what was decoded: an edit of the same size with its modification time put back is
+    still refused."""
+    import os
+
+    from tauk.io import rundata
+
+    p = tmp_path / "run.json"
+    shutil.copy(A, p)
+    hashed: list[int] = []
+    real = rundata.fingerprint
+    monkeypatch.setattr(rundata, "fingerprint", lambda data: hashed.append(len(data)) or real(data))
+    res = tauk.load(p)
+    assert res.trials.height == 100 and hashed == []  # loaded and summarised: nothing hashed
+    st = os.stat(p)
+    raw = p.read_bytes()
+    i = raw.index(b'"content"')
+    edited = raw[:i] + raw[i:].replace(b"a", b"b", 1)
+    assert len(edited) == len(raw) and edited != raw
+    p.write_bytes(edited)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with pytest.raises(LoadError, match="changed since it was loaded"):
+        _ = res.messages
+    assert hashed  # hashed when first needed
+
+
 # ---- double counting -------------------------------------------------------------------------------------------
 def test_taubench_trial_spelled_as_text_is_still_a_duplicate(tmp_path, shared_data):
     recs = json.loads((shared_data / TAUBENCH).read_text())

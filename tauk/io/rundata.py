@@ -35,12 +35,22 @@ class RunData:
     wrapper: dict[str, Any] = field(default_factory=dict)
     stringified_tool_calls: bool = False
     # what was read, file by file: (size, mtime_ns, fingerprint) — message bodies decoded later must come from
-    # the same bytes (see :func:`read_again`)
+    # the same bytes (see :func:`read_again`); read it through :meth:`identities`
     identity: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    # files whose bytes are held as an immutable copy: (size, mtime_ns, bytes), hashed when first asked for
+    unhashed: dict[str, tuple[int, int, Any]] = field(default_factory=dict, repr=False)
     # the bytes the light structs point into (their undecoded fields are views of it): released after use
     buffer: Any = field(default=None, repr=False)
     # byte spans of the simulations (or τ-bench records) when the file could not be decoded whole
     spans: list[tuple[int, int]] | None = None
+
+    def identities(self) -> dict[str, tuple[int, int, str]]:
+        """``identity``, every file's fingerprint computed (those of bytes held as a copy are computed here, on
+        first use: a summary that never reads a file again never hashes it)."""
+        for name, (size, mtime, data) in self.unhashed.items():
+            self.identity[name] = (size, mtime, fingerprint(data))
+        self.unhashed.clear()
+        return self.identity
 
     @property
     def sims_path(self) -> str:
@@ -49,18 +59,24 @@ class RunData:
 
 
 def remember(run: RunData, path: Path, data: Any) -> None:
-    """Record the identity of the bytes just read from ``path`` (see :func:`read_again`)."""
+    """Record the identity of the bytes just read from ``path`` (see :func:`read_again`). Bytes read into memory
+    (an immutable copy, which the run keeps as its ``buffer``) are hashed when first needed; a memory-mapped file,
+    which shows whatever the file holds now, is hashed at once."""
     try:
         info = os.stat(path)
-        run.identity[str(path)] = (info.st_size, info.st_mtime_ns, fingerprint(data))
     except OSError:
-        pass
+        return
+    target = data.obj if isinstance(data, memoryview) else data
+    if type(target) is bytes and data is run.buffer:
+        run.unhashed[str(path)] = (info.st_size, info.st_mtime_ns, data)
+    else:
+        run.identity[str(path)] = (info.st_size, info.st_mtime_ns, fingerprint(data))
 
 
 def read_again(run: RunData, path: Path) -> bytes | memoryview:
     """The bytes of ``path`` for decoding message bodies after the load, refused with a :class:`LoadError` when the
     file is no longer what was loaded (never another run's rows under the old ids)."""
-    want = run.identity.get(str(path))
+    want = run.identities().get(str(path))
     data = read_bytes(path)
     if want is not None:
         try:

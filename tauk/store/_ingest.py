@@ -101,7 +101,7 @@ def source_identity(path: Path) -> dict[str, Any]:
 
 def content_hash(path: Path, known: Mapping[str, tuple[int, int, str]] | None = None) -> str:
     """A hash of everything a source holds (SHA-256 of each file's bytes, a byte-order mark skipped, combined with
-    the file names). ``known``: fingerprints of files the load just read and decoded (``RunData.identity``), used
+    the file names). ``known``: fingerprints of files the load just read and decoded (``RunData.identities()``), used
     when the file still has the recorded size and modification time — so a new source is read once, not twice."""
     lines = []
     for f in _source_files(path):
@@ -420,7 +420,7 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         warnings.warn(str(w.message), w.category, stacklevel=5)
     report.issues += res.report.issues
     report.files_loaded += res.report.files_loaded
-    known = {k: v for run in res._runs for k, v in run.identity.items()}
+    known = {k: v for run in res._runs for k, v in run.identities().items()}
     digest = content_hash(path, known)  # the bytes just decoded were hashed as they were read
     lit = pl.lit(rid, dtype=pl.String)
     frames = {name: getattr(res, name).with_columns(run_id=lit) for name in ("runs", "trials", "tasks",
