@@ -543,9 +543,7 @@ def comparisons_page() -> str:
                 "points: most cells listed under 94 % are noise — compare a candidate with today's row, measured on "
                 "the same benchmarks)", "\n\n".join(blocks(read("compare_sparse_candidates.txt"),
                                                            "summary per candidate"))),
-        details("every non-ternary cell, every candidate",
-                "\n\n".join(blocks(read("compare_sparse_candidates.txt"), "2. candidates")
-                             + blocks(read("compare_sparse_candidates.txt"), "failing cells again"))),
+        "Every non-ternary cell under every candidate: `benchmarks/results/compare_sparse_candidates.txt`.",
         "### How narrow any interval covering ≥ 94 % everywhere can be",
         quoted("compare_width_bound.txt", intro="`benchmarks/compare_width_bound.py`: Pratt's identity and a linear "
                "programme per δ' (ternary cells, exact sums), Neyman–Pearson over the population family (the others)"),
