@@ -93,3 +93,29 @@ def test_errors_are_one_line_without_traceback(tmp_path):
     p = subprocess.run([sys.executable, "-m", "tauk", "summary", str(bad)], capture_output=True, text=True)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert p.stderr.strip().startswith("tauk: error:") and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_a_stdout_command_ends_at_once_with_all_its_output(capsys):
+    """``tauk summary`` in its own process ends without tearing its objects down (``ENDS_AT_ONCE``): the output is
+    whole (the same bytes as the in-process call), exit handlers still run, errors keep their status, a closed
+    pipe is no traceback."""
+    import os
+
+    from tauk.cli import ENDS_AT_ONCE
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    code = ("import atexit, sys; atexit.register(lambda: sys.stderr.write('exit handler ran\\n')); "
+            "from tauk.cli import main; sys.exit(main())")  # fmt: skip
+    assert "summary" in ENDS_AT_ONCE and "report" not in ENDS_AT_ONCE  # commands that write files tear down
+    p = subprocess.run([sys.executable, "-c", code, "summary", "data", "--format", "csv", "--quiet"], cwd=root,
+                       env=env, capture_output=True, text=True)  # fmt: skip
+    assert p.returncode == 0 and "exit handler ran" in p.stderr
+    assert main(["summary", str(root / "data"), "--format", "csv", "--quiet"]) == 0
+    assert p.stdout == capsys.readouterr().out and len(p.stdout) > 1000
+    p = subprocess.run([sys.executable, "-c", code, "summary", "data", "--by", "nope"], cwd=root, env=env,
+                       capture_output=True, text=True)  # fmt: skip
+    assert p.returncode == 2 and "tauk: error:" in p.stderr and "exit handler ran" in p.stderr
+    p = subprocess.run(f"{sys.executable} -c \"{code}\" summary data | head -c 10", shell=True, cwd=root, env=env,
+                       capture_output=True, text=True)  # fmt: skip
+    assert len(p.stdout) == 10 and "Traceback" not in p.stderr

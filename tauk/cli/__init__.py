@@ -23,8 +23,10 @@ module imports this package.
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import importlib
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -115,6 +117,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.from_command_line = argv is None
     if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
         parser.parse_args([args.command, "--help"])
+    rc = _run(args)
+    if argv is None and args.command in ENDS_AT_ONCE:
+        _end_process(rc)
+    return rc
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings():  # every warning (stats, regrade, matplotlib …) as one line, once
             warnings.simplefilter("default")
@@ -129,3 +138,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # pragma: no cover
         return 0
+
+
+ENDS_AT_ONCE = frozenset({"summary", "compare", "consistency", "reliability", "validity", "leaderboard"})
+"""The commands whose only output is stdout / stderr: their process ends as soon as that is flushed and the exit
+handlers have run, without freeing what it built one object at a time (as mypy ends: ~12 ms of a summary's 0.28 s)."""
+
+
+def _end_process(rc: int) -> None:
+    """End a command's process now: flush stdout and stderr (a closed pipe is no error), run the exit handlers
+    (:mod:`atexit`: temporary files, logging, executors), then exit with ``rc`` — skipping only the teardown that
+    frees every object and module, which has nothing left to write."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_exit_handlers is not None:
+        run_exit_handlers()
+    os._exit(rc)
