@@ -119,3 +119,28 @@ def test_a_stdout_command_ends_at_once_with_all_its_output(capsys):
     p = subprocess.run(f"{sys.executable} -c \"{code}\" summary data | head -c 10", shell=True, cwd=root, env=env,
                        capture_output=True, text=True)  # fmt: skip
     assert len(p.stdout) == 10 and "Traceback" not in p.stderr
+
+
+def test_ending_at_once_keeps_what_a_normal_exit_gives(tmp_path):
+    """The early end (``ENDS_AT_ONCE``) loses nothing a normal exit gives, with stdout block-buffered (no
+    PYTHONUNBUFFERED): what an exit handler writes to stdout, a failed final write (a full disk: status 120, said
+    on stderr, as Python's own exit), a profiler's report printed once the command returns."""
+    import os
+
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env["PYTHONPATH"] = str(root)
+    sample = str(root / "data" / "baseline_airline.json")
+    code = ("import atexit, sys; atexit.register(lambda: sys.stdout.write('exit handler wrote')); "
+            "from tauk.cli import main; sys.exit(main())")  # fmt: skip
+    p = subprocess.run([sys.executable, "-c", code, "summary", sample], cwd=tmp_path, env=env, capture_output=True,
+                       text=True)  # fmt: skip
+    assert p.returncode == 0 and p.stdout.endswith("exit handler wrote")
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([sys.executable, "-m", "tauk", "summary", sample], cwd=tmp_path, env=env,
+                               stdout=full, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        assert p.returncode != 0 and "No space left" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "cProfile", "-m", "tauk", "summary", sample], cwd=tmp_path, env=env,
+                       capture_output=True, text=True)  # fmt: skip
+    assert p.returncode == 0 and "function calls" in p.stdout

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import importlib
 import os
@@ -118,9 +119,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
         parser.parse_args([args.command, "--help"])
     rc = _run(args)
-    if argv is None and args.command in ENDS_AT_ONCE:
+    if argv is None and args.command in ENDS_AT_ONCE and not _watched():
         _end_process(rc)
     return rc
+
+
+def _watched() -> bool:
+    """Whether something outside the command still has work once :func:`main` returns: ``python -i`` (the prompt),
+    a tracer or debugger (``sys.settrace``) or a profiler (``python -m cProfile -m tauk …`` prints its statistics
+    after the command) — then the process ends as usual."""
+    if sys.flags.interactive or sys.gettrace() is not None or sys.getprofile() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+: cProfile and coverage register a tool here
+    return monitoring is not None and any(monitoring.get_tool(i) is not None for i in range(6))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -146,15 +157,23 @@ handlers have run, without freeing what it built one object at a time (as mypy e
 
 
 def _end_process(rc: int) -> None:
-    """End a command's process now: flush stdout and stderr (a closed pipe is no error), run the exit handlers
-    (:mod:`atexit`: temporary files, logging, executors), then exit with ``rc`` — skipping only the teardown that
-    frees every object and module, which has nothing left to write."""
+    """End a command's process now: run the exit handlers (:mod:`atexit`: temporary files, logging, executors),
+    flush stdout and stderr (a closed pipe is no error; any other failed write is reported and ends with status 120
+    as Python's own exit does), then exit with ``rc`` — skipping only the teardown that frees every object and
+    module, which has nothing left to write."""
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_exit_handlers is not None:  # first, as at a normal exit: what they write is flushed below
+        run_exit_handlers()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except BrokenPipeError:  # the reader went away (``| head``): no error
             pass
-    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
-    if run_exit_handlers is not None:
-        run_exit_handlers()
+        except (OSError, ValueError) as exc:  # e.g. a full disk: the output is incomplete — as Python's own exit
+            # (status 120), never a silent success
+            if isinstance(exc, OSError) and stream is sys.stdout:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.write(f"tauk: error: cannot write the output: {exc.strerror or exc}\n")
+                    sys.stderr.flush()
+                rc = rc or 120
     os._exit(rc)
