@@ -86,6 +86,7 @@ def load(
 _LAZY = {
     "Results": ("tauk.results", "Results"),
     "load_tasks": ("tauk.io", "load_tasks"),
+    "Inputs": ("tauk.io.load", "Inputs"),  # the type of load()'s inputs (tauk.Inputs before it was lazy)
     "scoring": ("tauk.scoring", None),
     "replay": ("tauk.replay", None),
     "stats": ("tauk.stats", None),
