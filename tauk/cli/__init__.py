@@ -105,7 +105,11 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2."""
+    """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2.
+
+    With ``argv=None`` (the command's own process: ``sys.argv``) a command of :data:`ENDS_AT_ONCE` does not return:
+    it ends the process with its status once the output is written (see :func:`_end_process`). From Python, pass
+    ``argv`` (a list) to get the status back."""
     if argv is None:  # a command's process (not a call from Python): a short run allocates few cycles, so collect
         # rarely (as mypy does; ~20 ms of a summary's start) — set before Polars and NumPy are imported (``import
         # tauk.cli`` loads neither), whose imports otherwise ran ~9 ms of collections; what the command's module
