@@ -7,7 +7,7 @@ load hits all alike):
   * baseline: ``python -c "import polars"``
   * ``tauk summary DATA`` (the default intervals: the beta-binomial model) and ``tauk summary DATA --ci 0``, run as
     the installed ``tauk`` command (the console script beside this Python; its one line ``from tauk.cli import
-    main`` when tauk is not installed)
+    run; run()`` when tauk is not installed)
   * for where the time goes: ``python -c "import polars, numpy"`` (the floor of any summary) and ``tauk --help``
     (every module of the command line imported, nothing loaded)
 Python runs as installed: bytecode cached (pip compiles a package when it installs it). The bytecode goes to a
@@ -40,7 +40,7 @@ def run(argv: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-ENTRY = "import sys; from tauk.cli import main; sys.exit(main())"  # what the installed `tauk` script runs
+ENTRY = "from tauk.cli import run; run()"  # what the installed `tauk` script runs
 
 
 def tauk(*args: str) -> list[str]:

@@ -1,3 +1,3 @@
-from tauk.cli import main
+from tauk.cli import run
 
-raise SystemExit(main())
+run()

@@ -203,7 +203,7 @@ def _is_cli(argv: object) -> bool:
     a = [str(x) for x in argv]
     if any(a[i : i + 2] == ["-m", "tauk"] for i in range(len(a))):
         return True
-    return "-c" in a and any("tauk.cli" in x and "main" in x for x in a)
+    return "-c" in a and any("tauk.cli" in x and ("main" in x or "run" in x) for x in a)
 
 
 def _checked_run(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202

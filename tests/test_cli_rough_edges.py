@@ -96,9 +96,9 @@ def test_errors_are_one_line_without_traceback(tmp_path):
 
 
 def test_a_stdout_command_ends_at_once_with_all_its_output(capsys):
-    """``tauk summary`` in its own process ends without tearing its objects down (``ENDS_AT_ONCE``): the output is
-    whole (the same bytes as the in-process call), exit handlers still run, errors keep their status, a closed
-    pipe is no traceback."""
+    """``tauk summary`` in its own process (``tauk.cli.run``, the console script) ends without tearing its objects
+    down (``ENDS_AT_ONCE``): the output is whole (the same bytes as ``main()`` called in-process, which returns),
+    exit handlers still run, errors keep their status, a closed pipe is no traceback."""
     import os
 
     from tauk.cli import ENDS_AT_ONCE
@@ -106,7 +106,7 @@ def test_a_stdout_command_ends_at_once_with_all_its_output(capsys):
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root)}
     code = ("import atexit, sys; atexit.register(lambda: sys.stderr.write('exit handler ran\\n')); "
-            "from tauk.cli import main; sys.exit(main())")  # fmt: skip
+            "from tauk.cli import run; run()")  # fmt: skip
     assert "summary" in ENDS_AT_ONCE and "report" not in ENDS_AT_ONCE  # commands that write files tear down
     p = subprocess.run([sys.executable, "-c", code, "summary", "data", "--format", "csv", "--quiet"], cwd=root,
                        env=env, capture_output=True, text=True)  # fmt: skip
@@ -132,7 +132,7 @@ def test_ending_at_once_keeps_what_a_normal_exit_gives(tmp_path):
     env["PYTHONPATH"] = str(root)
     sample = str(root / "data" / "baseline_airline.json")
     code = ("import atexit, sys; atexit.register(lambda: sys.stdout.write('exit handler wrote')); "
-            "from tauk.cli import main; sys.exit(main())")  # fmt: skip
+            "from tauk.cli import run; run()")  # fmt: skip
     p = subprocess.run([sys.executable, "-c", code, "summary", sample], cwd=tmp_path, env=env, capture_output=True,
                        text=True)  # fmt: skip
     assert p.returncode == 0 and p.stdout.endswith("exit handler wrote")

@@ -35,7 +35,7 @@ from typing import Any
 
 from tauk.errors import TaukError
 
-__all__ = ["COMMANDS", "COMPARE_KEYS", "build_parser", "main"]
+__all__ = ["COMMANDS", "COMPARE_KEYS", "ENDS_AT_ONCE", "build_parser", "main", "run"]
 
 COMMANDS = ("summary", "compare", "audit", "score", "consistency", "reliability", "validity", "leaderboard", "report",
             "html", "ingest", "export", "synth")  # fmt: skip
@@ -105,11 +105,8 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; every :class:`tauk.TaukError` becomes one line on stderr and exit status 2.
-
-    With ``argv=None`` (the command's own process: ``sys.argv``) a command of :data:`ENDS_AT_ONCE` does not return:
-    it ends the process with its status once the output is written (see :func:`_end_process`). From Python, pass
-    ``argv`` (a list) to get the status back."""
+    """Run the command line and return its exit status; every :class:`tauk.TaukError` becomes one line on stderr
+    and status 2. ``argv=None``: ``sys.argv`` in a command's own process (see :func:`run`)."""
     if argv is None:  # a command's process (not a call from Python): a short run allocates few cycles, so collect
         # rarely (as mypy does; ~20 ms of a summary's start) — set before Polars and NumPy are imported (``import
         # tauk.cli`` loads neither), whose imports otherwise ran ~9 ms of collections; what the command's module
@@ -122,14 +119,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.from_command_line = argv is None
     if hasattr(args, "paths") and not args.paths and not getattr(args, "label", None):
         parser.parse_args([args.command, "--help"])
-    rc = _run(args)
-    if argv is None and args.command in ENDS_AT_ONCE and not _watched():
+    return _run(args)
+
+
+def run() -> None:
+    """The ``tauk`` command (its console script and ``python -m tauk``): :func:`main` on ``sys.argv``, then the exit
+    — for a command of :data:`ENDS_AT_ONCE`, at once (:func:`_end_process`) unless something still watches the
+    process (``python -i``, a tracer, a profiler)."""
+    rc = main()
+    if _command_of(sys.argv[1:]) in ENDS_AT_ONCE and not _watched():
         _end_process(rc)
-    return rc
+    sys.exit(rc)
 
 
 def _watched() -> bool:
-    """Whether something outside the command still has work once :func:`main` returns: ``python -i`` (the prompt),
+    """Whether something outside the command still has work once it has run: ``python -i`` (the prompt),
     a tracer or debugger (``sys.settrace``) or a profiler (``python -m cProfile -m tauk …`` prints its statistics
     after the command) — then the process ends as usual."""
     if sys.flags.interactive or sys.gettrace() is not None or sys.getprofile() is not None:
