@@ -156,7 +156,9 @@ def read_inputs(
     if show:
         from tqdm.auto import tqdm
 
-        iterator = tqdm(kept, desc="loading", unit="file")
+        # a folder scan counts every JSON file it examines (which are results files is known once each is read)
+        scanning = any(scanned for _, _, scanned in kept)
+        iterator = tqdm(kept, desc="scanning" if scanning else "loading", unit="file")
     runs: list[RunData] = []
     labels: list[str | None] = []
     passed_over = 0
