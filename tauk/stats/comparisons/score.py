@@ -97,14 +97,19 @@ from tauk.conventions import CI_LEVEL
 from ..options import check_level
 from .skew_t import (
     MIN_DIFFERING_FOR_T,
+    Spread,
     TrialCounts,
     binomial_floor,
+    floored_spread,
     floored_t_ends,
     floored_t_pvalue,
     hall_ends,
     skew_t_ends,
     skew_t_pvalue,
     skewness,
+    spread,
+    union_ends,
+    union_pvalue,
 )
 
 __all__ = ["EM_MAX_T", "MIN_DIFFERING_FOR_T", "TrialCounts", "binomial_floor", "floored_t_ends", "floored_t_pvalue", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "ScoreTest", "ternary_em_pvalue", "score_pvalue", "score_test", "score_z", "ternary_pvalue", "ternary_critical", "ternary_ends", "is_ternary", "TERNARY_PSEUDO", "TERNARY_WALD_Z", "TERNARY_SCORE_C0", "TERNARY_EDGE_ALPHA"]
@@ -480,22 +485,34 @@ def _reference(d: np.ndarray, alpha: float, trials: TrialCounts | None = None) -
 
 def score_pvalue(d: np.ndarray, *, ci: float = CI_LEVEL, trials: TrialCounts | None = None) -> float:
     """The p-value of :func:`score_test` alone (no interval): NaN without tasks."""
-    d = np.asarray(d, dtype=np.float64).ravel()
-    keep = np.isfinite(d)
-    d = d[keep]
+    d, trials = _finite(d, trials)
     if d.size == 0:
         return math.nan
-    trials = _kept(trials, keep)
-    alpha = 1.0 - check_level(ci)
-    reference, c = _reference(d, alpha, trials)
+    reference, _ = _reference(d, 1.0 - check_level(ci), trials)
+    return _pvalue(d, reference, _spread_of(d, reference, trials))
+
+
+def _spread_of(d: np.ndarray, reference: str, trials: TrialCounts | None) -> Spread | None:
+    """The skew t's :class:`~tauk.stats.comparisons.skew_t.Spread` of d (floored for ``"floored t"``), computed once
+    for the p-value and the interval; None for the other references."""
     if reference == "skew t":
-        return skew_t_pvalue(d)
-    if reference == "floored t":
-        return floored_t_pvalue(d, trials)
-    z0 = abs(float(score_z(d, 0.0)[0]))
+        return spread(d)
+    return floored_spread(d, trials) if reference == "floored t" else None
+
+
+def _pvalue(d: np.ndarray, reference: str, sp: Spread | None) -> float:
+    if sp is not None:
+        return union_pvalue(sp)
     if reference == "normal":
-        return float(2.0 * stats.norm.sf(z0))
+        return float(2.0 * stats.norm.sf(abs(float(score_z(d, 0.0)[0]))))
     return ternary_em_pvalue(int(np.sum(d == 1)), int(np.sum(d == -1)), d.size)
+
+
+def _finite(d: np.ndarray, trials: TrialCounts | None) -> tuple[np.ndarray, TrialCounts | None]:
+    """d without its NaN tasks, and ``trials`` restricted to the same tasks."""
+    d = np.asarray(d, dtype=np.float64).ravel()
+    keep = np.isfinite(d)
+    return d[keep], _kept(trials, keep)
 
 
 def _kept(trials: TrialCounts | None, keep: np.ndarray) -> TrialCounts | None:
@@ -534,24 +551,19 @@ def score_test(d: np.ndarray, *, ci: float = CI_LEVEL, trials: TrialCounts | Non
     >>> score_test(np.array([1.0, 1.0, 0.0, 0.0, 0.0])).lo  # 5 tasks: no exact test rejects at 5 %
     -1.0
     """
-    d = np.asarray(d, dtype=np.float64).ravel()
-    keep = np.isfinite(d)
-    d = d[keep]
+    d, trials = _finite(d, trials)
     T = d.size
     alpha = 1.0 - check_level(ci)
     if T == 0:
         return ScoreTest(math.nan, math.nan, math.nan, math.nan, "none", math.nan)
-    trials = _kept(trials, keep)
     est = float(d.mean())
     reference, c = _reference(d, alpha, trials)
-    p = score_pvalue(d, ci=1.0 - alpha, trials=trials)
+    sp = _spread_of(d, reference, trials)
+    p = _pvalue(d, reference, sp)
     if math.isinf(c):
         return ScoreTest(est, -1.0, 1.0, float(p), reference, c)
-    if reference == "skew t":
-        lo, hi = skew_t_ends(d, c)
-        return ScoreTest(est, max(lo, -1.0), min(hi, 1.0), float(p), reference, c)
-    if reference == "floored t":
-        lo, hi = floored_t_ends(d, c, trials)
+    if sp is not None:  # "skew t", "floored t"
+        lo, hi = union_ends(sp, c)
         return ScoreTest(est, max(lo, -1.0), min(hi, 1.0), float(p), reference, c)
     if reference != "exact unconditional":
         lo, hi = _edges(d, c)

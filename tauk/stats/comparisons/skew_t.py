@@ -18,8 +18,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["FLOOR_PSEUDO", "MIN_DIFFERING_FOR_T", "TrialCounts", "binomial_floor", "floored_t_ends",
-           "floored_t_pvalue", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness"]
+__all__ = ["FLOOR_PSEUDO", "MIN_DIFFERING_FOR_T", "Spread", "TrialCounts", "binomial_floor", "floored_spread",
+           "floored_t_ends", "floored_t_pvalue", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "spread",
+           "union_ends", "union_pvalue"]
 
 
 #: with d not ternary, at least this many tasks differing (and a spread) → the skewness-corrected t ("skew t")
@@ -77,13 +78,28 @@ def binomial_floor(trials: TrialCounts) -> float:
     return float(np.mean(v))
 
 
-def _floored(d: np.ndarray, trials: TrialCounts) -> tuple[float, float, float]:
-    """(d̄, floored s, skewness for the floored spread): s_f = max(s, √:func:`binomial_floor`), γ·(s/s_f)³."""
+class Spread(NamedTuple):
+    """What the skew t needs of d: its mean, SD and (shrunk) skewness; :func:`spread` of d as observed,
+    :func:`floored_spread` with the SD floored at the trial-level binomial SD."""
+
+    mean: float
+    s: float
+    g: float
+    T: int
+
+
+def spread(d: np.ndarray) -> Spread:
+    """(d̄, s, :func:`skewness`, T) of d."""
+    return Spread(float(d.mean()), float(d.std(ddof=1)), skewness(d), d.size)
+
+
+def floored_spread(d: np.ndarray, trials: TrialCounts) -> Spread:
+    """:func:`spread` with s floored: s_f = max(s, √:func:`binomial_floor`), skewness scaled to it, γ·(s/s_f)³."""
     mean = float(d.mean())
     s = float(d.std(ddof=1))
     sf = max(s, math.sqrt(binomial_floor(trials)))
     g = skewness(d) * (s / sf) ** 3 if sf > 0 else 0.0
-    return mean, sf, g
+    return Spread(mean, sf, g, d.size)
 
 
 def _hall_ends_at(mean: float, s: float, g: float, T: int, c: float) -> tuple[float, float]:
@@ -98,31 +114,36 @@ def _hall_ends_at(mean: float, s: float, g: float, T: int, c: float) -> tuple[fl
     return mean - s * hinv(x), mean - s * hinv(-x)
 
 
-def floored_t_ends(d: np.ndarray, c: float, trials: TrialCounts) -> tuple[float, float]:
-    """:func:`skew_t_ends` with the SD floored at the trial-level binomial SD (:func:`binomial_floor`): the union of
-    d̄ ± c·s_f/√T and Hall's interval at s_f (skewness scaled to the floored spread). Never zero width."""
-    T = d.size
-    mean, sf, g = _floored(d, trials)
-    x = c * sf / math.sqrt(T)
-    lo_h, hi_h = _hall_ends_at(mean, sf, g, T, c)
-    return min(mean - x, lo_h), max(mean + x, hi_h)
+def union_ends(sp: Spread, c: float) -> tuple[float, float]:
+    """The union of d̄ ± c·s/√T and Hall's interval at (d̄, s, γ) (both contain d̄, so an interval): extended
+    towards the long tail where d is skewed, never shorter than the t on either side."""
+    se = sp.s / math.sqrt(sp.T)
+    lo_h, hi_h = _hall_ends_at(sp.mean, sp.s, sp.g, sp.T, c)
+    return min(sp.mean - c * se, lo_h), max(sp.mean + c * se, hi_h)
 
 
-def floored_t_pvalue(d: np.ndarray, trials: TrialCounts) -> float:
-    """max(p of the floored t, p of Hall's statistic at the floored SD), both against t_{T−1}: below α exactly when
-    0 is outside :func:`floored_t_ends` at c = t_{T−1, 1−α/2}."""
-    T = d.size
-    mean, sf, g = _floored(d, trials)
-    u = mean / sf
-    h = u + g * u * u / 3.0 + g * g * u**3 / 27.0 + g / (6.0 * T)
-    p_t = 2.0 * stats.t.sf(abs(math.sqrt(T) * u), T - 1)
+def union_pvalue(sp: Spread) -> float:
+    """max(p of the t, p of Hall's statistic √T·h(d̄/s)), both against t_{T−1}: below α exactly when 0 is outside
+    :func:`union_ends` at c = t_{T−1, 1−α/2}."""
+    T = sp.T
+    se = sp.s / math.sqrt(T)
+    u = sp.mean / (se * math.sqrt(T))
+    h = u + sp.g * u * u / 3.0 + sp.g * sp.g * u**3 / 27.0 + sp.g / (6.0 * T)
+    p_t = 2.0 * stats.t.sf(abs(sp.mean / se), T - 1)
     p_h = 2.0 * stats.t.sf(abs(math.sqrt(T) * h), T - 1)
     return float(min(max(p_t, p_h), 1.0))
 
 
-def _t_stat(d: np.ndarray) -> tuple[float, float]:
-    """(d̄, s/√T)."""
-    return float(d.mean()), float(d.std(ddof=1)) / math.sqrt(d.size)
+def floored_t_ends(d: np.ndarray, c: float, trials: TrialCounts) -> tuple[float, float]:
+    """:func:`skew_t_ends` with the SD floored at the trial-level binomial SD (:func:`binomial_floor`): the union of
+    d̄ ± c·s_f/√T and Hall's interval at s_f (skewness scaled to the floored spread). Never zero width."""
+    return union_ends(floored_spread(d, trials), c)
+
+
+def floored_t_pvalue(d: np.ndarray, trials: TrialCounts) -> float:
+    """:func:`skew_t_pvalue` at the floored SD: below α exactly when 0 is outside :func:`floored_t_ends` at
+    c = t_{T−1, 1−α/2}."""
+    return union_pvalue(floored_spread(d, trials))
 
 
 def skewness(d: np.ndarray) -> float:
@@ -158,26 +179,17 @@ def hall_ends(d: np.ndarray, c: float) -> tuple[float, float]:
     """Hall's (1992) skewness-corrected t interval for the mean: {δ : |√T·h((d̄ − δ)/s)| < c} with the monotone
     cubic h(u) = u + γu²/3 + γ²u³/27 + γ/(6T) (γ :func:`skewness`), whose inverse is closed-form; it reaches
     further towards the long tail of d and less far on the other side."""
-    return _hall_ends_at(float(d.mean()), float(d.std(ddof=1)), skewness(d), d.size, c)
+    sp = spread(d)
+    return _hall_ends_at(sp.mean, sp.s, sp.g, sp.T, c)
 
 
 def skew_t_ends(d: np.ndarray, c: float) -> tuple[float, float]:
-    """The union of the paired t interval d̄ ± c·s/√T and :func:`hall_ends` (both contain d̄, so an interval):
-    extended towards the long tail where d is skewed, never shorter than the t on either side."""
-    mean, se = _t_stat(d)
-    lo_h, hi_h = hall_ends(d, c)
-    return min(mean - c * se, lo_h), max(mean + c * se, hi_h)
+    """The union of the paired t interval d̄ ± c·s/√T and :func:`hall_ends` (:func:`union_ends` of
+    :func:`spread`)."""
+    return union_ends(spread(d), c)
 
 
 def skew_t_pvalue(d: np.ndarray) -> float:
-    """max(p of the t, p of Hall's statistic √T·h(d̄/s)), both against t_{T−1}: below α exactly when 0 is outside
-    both intervals, i.e. outside :func:`skew_t_ends` at c = t_{T−1, 1−α/2}."""
-    T = d.size
-    mean, se = _t_stat(d)
-    s = se * math.sqrt(T)
-    g = skewness(d)
-    u = mean / s
-    h = u + g * u * u / 3.0 + g * g * u**3 / 27.0 + g / (6.0 * T)
-    p_t = 2.0 * stats.t.sf(abs(mean / se), T - 1)
-    p_h = 2.0 * stats.t.sf(abs(math.sqrt(T) * h), T - 1)
-    return float(min(max(p_t, p_h), 1.0))
+    """max(p of the t, p of Hall's statistic √T·h(d̄/s)), both against t_{T−1} (:func:`union_pvalue` of
+    :func:`spread`): below α exactly when 0 is outside :func:`skew_t_ends` at c = t_{T−1, 1−α/2}."""
+    return union_pvalue(spread(d))
