@@ -148,9 +148,6 @@ def read_inputs(
             check_label(v, "agent")
     # a scanned file is read once: decoded straight away, skipped when it turns out not to be a results file
     kept = _candidates(inputs, report, _stacklevel=_stacklevel + 1)
-    if not kept:
-        _none_found(inputs)
-
     show = progress if progress is not None else len(kept) > 8
     iterator = kept
     if show:
@@ -178,7 +175,7 @@ def read_inputs(
                     raise
                 report.files_skipped += 1
                 report.add(exc.path, exc.location, "unreadable_file", exc.message + "; file skipped", skipped=1)
-    if passed_over == len(kept):
+    if passed_over == len(kept):  # nothing to read, or only JSON that is not results
         _none_found(inputs)
     for w in caught:  # re-emit once each, from the caller's frame
         warnings.warn(str(w.message), w.category, stacklevel=_stacklevel)

@@ -85,9 +85,22 @@ def _read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
         raise LoadError(str(path), None, "a directory without results.json is not a directory-format run")
     if is_dir_metadata(path):  # a directory-format run given as its results.json, as the upstream accepts it
         return read_tau2_dir(path.parent, strict, report)
-    data = read_bytes(path)
+    return _decode(path, read_bytes(path), strict, report)  # type: ignore[return-value]
+
+
+def _decode(path: Path, data: Any, strict: bool, report: LoadReport, scanned: bool = False) -> RunData | None:
+    """The run in the bytes read from ``path`` (released after). ``scanned`` (a file a folder scan met): None where
+    it is not a results file — an object is decoded straight away and peeked at only where that fails, so that "not
+    a results file" (None) is told from a results file with an error (raised)."""
     try:
-        return _read_file(path, data, strict, report)
+        if scanned and first_char(data) != "{" and not _holds_results(data):
+            return None
+        try:
+            return _read_file(path, data, strict, report)
+        except LoadError:
+            if scanned and not _holds_results(data):
+                return None
+            raise
     except MemoryError:
         raise LoadError(str(path), None, memory_message(path)) from None
     finally:
@@ -173,29 +186,12 @@ def _holds_results(data: Any) -> bool:
 
 def read_scanned(path: Path, strict: bool, report: LoadReport) -> RunData | None:
     """A JSON file met by a folder scan: its run, or None where :func:`looks_like_results` would pass it over (not a
-    regular file, unreadable, or not a results file). Read once: an object is decoded straight away, and only where
-    that fails is it peeked at to tell "not a results file" (None) from a results file with an error (raised)."""
+    regular file, unreadable, or not a results file), reading the file once (:func:`_decode`)."""
     if not is_regular(path):
         return None
     try:
         data = read_bytes(path)
     except LoadError:
         return None
-    try:
-        if first_char(data) != "{":
-            return _read_file_bounded(path, data, strict, report) if _holds_results(data) else None
-        try:
-            return _read_file_bounded(path, data, strict, report)
-        except LoadError:
-            if not _holds_results(data):
-                return None
-            raise
-    except MemoryError:
-        raise LoadError(str(path), None, memory_message(path)) from None
-    finally:
-        release(data)
-
-
-def _read_file_bounded(path: Path, data: Any, strict: bool, report: LoadReport) -> RunData:
     with bounded_nesting():
-        return _read_file(path, data, strict, report)
+        return _decode(path, data, strict, report, scanned=True)

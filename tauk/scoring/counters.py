@@ -409,24 +409,17 @@ def head_counters(trials: Any, *, by: str | Sequence[str] | None = _BY_DEFAULT) 
     out = _grouped_head_counters(t.with_columns(_all=pl.lit(0)), ["_all"]).drop("_all")
     if out.height:
         return out
-    # no simulation at all: one row, every count 0
-    return out.clear(1).with_columns([pl.col(c).fill_null(0) for c in _COUNTS])
-
-
-_COUNTS = ("n_simulations", "db_match", "db_mismatch", "db_not_checked", "auth_succeeded", "auth_failed",
-           "auth_not_needed", "auth_not_checked", "read_actions", "read_actions_correct", "write_actions",
-           "write_actions_correct", "sims_with_responsiveness_info", "sims_with_unresponsive_period",
-           "termination_user_stop", "termination_agent_stop", "termination_max_steps", "termination_error",
-           "termination_other", "termination_infrastructure_error", "n_reviewed", "first_critical_agent",
-           "first_critical_user", "first_critical_none", "agent_errors", "user_errors")  # fmt: skip
+    # no simulation at all: one row, every count 0 (the accuracies stay null)
+    return out.clear(1).with_columns([pl.col(c).fill_null(0) for c in out.columns if c not in _ACCURACY])
 
 
 def _grouped_head_counters(t: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """:func:`head_counters` with group keys: every aggregate of the evaluated simulations in one query (the same
     expressions as the separate counters), joined to the infrastructure-error counts of all simulations (a group of
     infrastructure errors only still gets its row) and the review tallies."""
-    evaluated = {"n_simulations": pl.len().cast(pl.Int64), **_db_aggs(t), **_auth_aggs(t), **_action_aggs(t),
-                 **_responsiveness_aggs(t), **_termination_aggs(t)}  # fmt: skip
+    db, auth, actions, resp, term = (_db_aggs(t), _auth_aggs(t), _action_aggs(t), _responsiveness_aggs(t),
+                                     _termination_aggs(t))  # fmt: skip
+    evaluated = {"n_simulations": pl.len().cast(pl.Int64), **db, **auth, **actions, **resp, **term}
     lazy = t.lazy()
     counted = lazy.filter(~_infra(t)).group_by(keys, maintain_order=True).agg(**evaluated)
     infra = lazy.group_by(keys).agg(termination_infrastructure_error=_count(_infra(t)))
@@ -436,15 +429,15 @@ def _grouped_head_counters(t: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
         user_errors=pl.col("errors").filter(pl.col("source") == "user").sum().cast(pl.Int64),
     )
     crit = first_critical(t, by=keys)
-    columns = [*keys, "n_simulations", *_db_aggs(t), *_auth_aggs(t), *_ACTION_COLUMNS, *_responsiveness_aggs(t),
-               *_termination_aggs(t), "termination_infrastructure_error", *crit.columns[len(keys):], "agent_errors",
-               "user_errors"]  # fmt: skip
+    columns = [*keys, "n_simulations", *db, *auth, *_ACTION_COLUMNS, *resp, *term, "termination_infrastructure_error",
+               *crit.columns[len(keys):], "agent_errors", "user_errors"]  # fmt: skip
+    counts = [c for c in columns[len(keys):] if c not in _ACCURACY]
     return (
         infra.join(counted, on=keys, how="left", nulls_equal=True)
         .join(crit.lazy(), on=keys, how="left", nulls_equal=True)
         .join(tot.lazy(), on=keys, how="left", nulls_equal=True)
         .with_columns(**_ACCURACY)
-        .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in _COUNTS])
+        .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in counts])
         .select(columns)
         .sort(keys, nulls_last=True)
         .collect()
