@@ -486,6 +486,13 @@ def issue23_section() -> list[str]:
     ]
 
 
+def _decisive_floor(T: int, level: float) -> float:
+    sys.path.insert(0, str(ROOT))
+    from tauk.stats.comparisons.unseen import decisive_floor
+
+    return decisive_floor(T, level)
+
+
 def comparisons_page() -> str:
     name = "calibration_compare_results.txt"
     text = read(name)
@@ -548,6 +555,22 @@ def comparisons_page() -> str:
         quoted("compare_width_bound.txt", intro="`benchmarks/compare_width_bound.py`: Pratt's identity and a linear "
                "programme per δ' (ternary cells, exact sums), Neyman–Pearson over the population family (the others)"),
         details("every cell", read("compare_width_bound.txt")),
+        "### No interval that stays valid when some tasks are decisive meets the width target at T = 10",
+        "A *decisive* task is one on which one agent always passes and the other never does. If a share a of the "
+        "task population is decisive for A, a benchmark of T tasks draws none of them with probability (1 − a)^T — "
+        "26 % of the tasks can go undrawn 5 % of the time at T = 10. `benchmarks/compare_decisive_bound.py` "
+        "computes, for every cell with a width target, the least mean width at the cell of any interval procedure "
+        "(deterministic or randomised, using the data in any way) that covers ≥ 94 % throughout the family "
+        "(1 − a − b)·[the cell's population] + a·[A always, B never] + b·[the reverse]: the counts of decisive-looking "
+        "tasks are sufficient for that family, so Pratt's identity and one small linear programme per δ' give the "
+        "bound exactly. Where the floor exceeds 1.10× the t's mean width, the width target is impossible for an "
+        "interval that stays valid in that family; the t — and the default where it is narrower than the floor — "
+        "is not valid there (the columns under 'in the family'). Closed form where decisive-looking tasks are rare: "
+        "`tauk.stats.comparisons.unseen.decisive_floor` ("
+        + ", ".join(f"{_decisive_floor(T, 0.94):.3f} at T = {T}" for T in (10, 20, 50))
+        + ", for 94 %), which `compare()` quotes in `interval_note` when its interval is narrower.",
+        quoted("compare_decisive_bound.txt", intro="the summary"),
+        details("every cell with a width target", "\n\n".join(blocks(read("compare_decisive_bound.txt"), "every cell"))),
         "### Which interval where d_t is ternary: exact sums over every outcome",
         quoted("compare_ternary_search.txt", title=None, intro="`benchmarks/compare_ternary_search.py`: each "
                "candidate's largest width ratio to the t (cells where the t covers ≥ 94 %), lowest cell coverage and "

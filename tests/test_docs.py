@@ -132,3 +132,14 @@ def test_the_readme_run_effect_and_cluster_figures_are_the_results_files():
     assert "| 0.0–5.8 % | without the run variance: 0.0–27.6 % |" in readme
     assert "summary, ρ = 0.3: coverage with cluster= 94.7–97.3 % (without 88.3–96.0 %)" in text
     assert "CR2 hull: 94.7–97.3 % | 88.3–96.0 %" in readme
+
+
+def test_the_decisive_floor_states_its_measured_coverage():
+    text = build.read("compare_decisive_bound.txt")
+    lowest = dict(re.findall(r"^(t|default) in the family \(a = 0\.1, 0\.2\): .*?lowest ([\d.]+) %", text, re.M))
+    doc = _doc("tauk.stats.comparisons.unseen")
+    assert f"the t covers down to {lowest['t']} % and the default down to {lowest['default']} %" in doc
+    over = re.search(r"the floor exceeds 1\.10× the t's mean width in (\d+) of them", text).group(1)
+    readme = (build.ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"default: lowest {lowest['default']} % (T = 10)" in readme and f"paired t: lowest {lowest['t']} %" in readme
+    assert f"width target is impossible in {over} cells" in readme

@@ -9,6 +9,8 @@ intervals.
 * :mod:`~tauk.stats.comparisons.pvalues` — the sign-flip cross-check and the adjustments (Holm, Benjamini–Hochberg);
 * :mod:`~tauk.stats.comparisons.ranks` — rank intervals by inverting the paired tests;
 * :mod:`~tauk.stats.comparisons.results` — :class:`Comparison`, :class:`MultipleComparison` and the words of their notes.
+* :mod:`~tauk.stats.comparisons.unseen` — what no interval over T tasks can see: decisive tasks not drawn (the floor
+  under any interval that stays valid when some tasks are, quoted in ``interval_note``).
 
 How well the tests hold their level and what power they have: ``docs/calibration/comparisons.md``.
 

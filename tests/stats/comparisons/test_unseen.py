@@ -1,0 +1,79 @@
+"""tauk.stats.comparisons.unseen: the decisive-task floor under any comparison interval, and its note."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import optimize, special, stats
+
+from tauk.stats.comparisons.results import interval_agreement
+from tauk.stats.comparisons.unseen import decisive_floor, unseen_note, unseen_share
+
+
+def _lp_floor(T: int, level: float, step: float = 0.005, nq: int = 25) -> float:
+    """The bound solved directly: a population with no decisive-looking task (π± = 0), δ = 0; per δ' the least
+    P_0(δ' ∈ C) over randomised rules of (N⁺, N⁻) that cover ≥ level at every (a, b) on the line a − b = δ'."""
+    i, j = np.meshgrid(np.arange(T + 1), np.arange(T + 1), indexing="ij")
+    keep = i + j <= T
+    i, j = i[keep], j[keep]
+    coef = special.gammaln(T + 1) - special.gammaln(i + 1) - special.gammaln(j + 1) - special.gammaln(T - i - j + 1)
+    p0 = ((i == 0) & (j == 0)).astype(float)
+    total = 0.0
+    for x in np.arange(-1 + step, 1, step):
+        b = np.linspace(max(0.0, -x), (1 - x) / 2, nq)
+        a = x + b
+        q0 = np.clip(1 - a - b, 0, 1)[:, None]
+        P = np.exp(coef + special.xlogy(i, a[:, None]) + special.xlogy(j, b[:, None]) + special.xlogy(T - i - j, q0))
+        res = optimize.linprog(p0, A_ub=-P, b_ub=-np.full(len(P), level), bounds=(0, 1), method="highs")
+        assert res.status == 0
+        total += res.fun
+    return step * total
+
+
+@pytest.mark.parametrize(("T", "level"), [(5, 0.95), (10, 0.94), (12, 0.9)])
+def test_the_closed_form_is_the_linear_programme(T, level):
+    # the LP's Riemann sum on a grid of 0.005 is within a step of the integral
+    assert decisive_floor(T, level) == pytest.approx(_lp_floor(T, level), abs=0.006)
+
+
+def test_the_unseen_share_is_missed_exactly_one_minus_level_of_the_time():
+    for T in (1, 3, 10, 50, 400):
+        a = unseen_share(T, 0.95)
+        assert (1 - a) ** T == pytest.approx(0.05)
+    assert unseen_share(400) * 400 == pytest.approx(3.0, rel=0.01)  # the rule of three
+    assert decisive_floor(10) > decisive_floor(20) > decisive_floor(50) > 0
+    with pytest.raises(ValueError):
+        unseen_share(0)
+
+
+def test_an_interval_under_the_floor_misses_a_decisive_population():
+    # u-shaped tasks (both agents share p ~ Beta(0.3, 0.3), 8 trials); in the second population a = 20 % of the
+    # tasks are decisive for A (δ = 0.2). The paired t is narrower than the floor in the first, so it cannot keep
+    # its level in the second.
+    rng = np.random.default_rng(5)
+    T, reps, a = 10, 4000, 0.2
+
+    def t_interval(share):
+        p = rng.beta(0.3, 0.3, (reps, T))
+        d = (rng.binomial(8, p) - rng.binomial(8, p)) / 8
+        d[rng.random((reps, T)) < share] = 1.0
+        half = stats.t.ppf(0.975, T - 1) * d.std(axis=1, ddof=1) / np.sqrt(T)
+        return d.mean(axis=1) - half, d.mean(axis=1) + half
+
+    lo, hi = t_interval(0.0)
+    assert np.mean(hi - lo) < decisive_floor(T)
+    lo, hi = t_interval(a)
+    assert np.mean((lo <= a) & (a <= hi)) < 0.92  # it treats the tasks drawn as representative
+
+
+def test_the_note_says_when_an_interval_is_narrower_than_the_floor():
+    d = np.array([0.0] * 8 + [0.125, -0.125])
+    narrow = interval_agreement(d, -0.1, 0.1, 0.9, 0.95, "model", "score")["interval_note"]
+    assert "narrower than 0.36" in narrow and "26%" in narrow
+    wide = interval_agreement(d, -0.2, 0.2, 0.9, 0.95, "model", "score")["interval_note"]
+    assert wide is None
+    d50 = np.resize([0.25, -0.25, 0.0], 50)
+    assert interval_agreement(d50, -0.03, 0.03, 0.9, 0.95, "model", "score")["interval_note"].startswith(
+        "narrower than 0.08"
+    )
+    assert unseen_note(50, 0.1, 0.95) is None and unseen_note(1, 0.0, 0.95) is None
