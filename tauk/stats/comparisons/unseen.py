@@ -59,8 +59,8 @@ def unseen_note(T: int, width: float, level: float) -> str | None:
     if width >= floor:
         return None
     return (
-        f"narrower than {floor:.2f}, the least mean width of any {level:.0%} interval that stays valid when some "
-        f"tasks are decisive (one agent always passes, the other never): with {T} tasks a share of up to "
-        f"{unseen_share(T, level):.0%} of such tasks goes undrawn {1 - level:.0%} of the time; this interval treats "
-        "the tasks drawn as representative"
+        f"narrower than {floor:.2f}, the least mean width (where such tasks are rare) of any {level:.0%} interval "
+        f"that stays valid when some tasks are decisive (one agent always passes, the other never): with {T} tasks "
+        f"such tasks making up as much as {unseen_share(T, level):.0%} of all tasks are all missed "
+        f"{1 - level:.0%} of the time; this interval treats the tasks drawn as representative"
     )

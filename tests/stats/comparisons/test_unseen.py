@@ -69,7 +69,7 @@ def test_an_interval_under_the_floor_misses_a_decisive_population():
 def test_the_note_says_when_an_interval_is_narrower_than_the_floor():
     d = np.array([0.0] * 8 + [0.125, -0.125])
     narrow = interval_agreement(d, -0.1, 0.1, 0.9, 0.95, "model", "score")["interval_note"]
-    assert "narrower than 0.36" in narrow and "26%" in narrow
+    assert "narrower than 0.36" in narrow and "as much as 26% of all tasks" in narrow
     wide = interval_agreement(d, -0.2, 0.2, 0.9, 0.95, "model", "score")["interval_note"]
     assert wide is None
     d50 = np.resize([0.25, -0.25, 0.0], 50)
