@@ -21,16 +21,20 @@ every P_(a, b) with δ(a, b) = δ'. Replacing it by its conditional probability 
 probabilities, so P_cell(δ' ∈ C) ≥ g(δ') := min Σ_s P_cell(s) φ(s) over φ: {outcomes} → [0, 1] with
 Σ_s P_(a, b)(s) φ(s) ≥ 0.94 at every (a, b) of a nuisance grid on the line δ(a, b) = δ' (fewer constraints: a
 smaller minimum, still a floor). On a δ' grid of step h an interval holding j grid points is at least (j − 1) h wide,
-so E_cell[width] ≥ h Σ_j g(δ'_j) − h. Each g is a small LP (HiGHS): (T + 1)(T + 2)/2 outcomes.
+so E_cell[width] ≥ h Σ_j g(δ'_j) − h. Each g is a small LP (HiGHS): (T + 1)(T + 2)/2 outcomes. Every relaxation
+(the nuisance grid, the δ' grid, the − h, stopping where g reaches 0) lowers the floor. Where decisive-looking tasks
+are rare (π± → 0) the floor is reached (:mod:`tauk.stats.comparisons.unseen`, which has its closed form); for larger
+π± it is a floor only.
 
 The cell's π± are measured on 2,000,000 draws of its population (they are tiny except at n = 1); the t interval's
 mean width and coverage are read from ``benchmarks/results/compare_delta_coverage*.txt`` (exact sums for the
-ternary cells, 1,000 benchmarks elsewhere) or re-simulated with ``--t-reps``.
+ternary cells, 1,000 benchmarks elsewhere).
 
-Reading the output: where ``floor ÷ t`` exceeds 1.10 the width target is impossible in that cell for any interval
-that covers ≥ 94 % when some tasks are decisive; the t itself does not (its coverage in the family is printed).
+Reading the output: where ``floor ÷ t`` exceeds 1.10, issue 23's width target (≤ 1.10× the t) can be met in that
+cell only by an interval that does not cover ≥ 94 % when some tasks are decisive — as the t does not (its coverage
+and the default's in the family are printed, ``--family-reps`` simulated benchmarks each).
 
-Run: ``python benchmarks/compare_decisive_bound.py [--t-reps 20000]``; kept output
+Run: ``nice python benchmarks/compare_decisive_bound.py --all`` (≈ 25 min on one core); kept output
 ``benchmarks/results/compare_decisive_bound.txt``.
 """
 
@@ -44,11 +48,12 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibration_compare_delta import POPULATIONS, shift_for, u_table  # noqa: E402
+from compare_width_bound import outcomes, trinomial  # noqa: E402
 
 from tauk.stats.comparisons.paired_tests import paired_test  # noqa: E402
 from tauk.stats.comparisons.score import TrialCounts  # noqa: E402
@@ -87,24 +92,6 @@ def decisive_chances(pop: str, n: int, k: int, delta: float, draws: int = 2_000_
     return float(np.mean(pa**n * (1 - pb) ** n)), float(np.mean((1 - pa) ** n * pb**n))
 
 
-def outcome_logcoef(T: int):
-    i, j = np.meshgrid(np.arange(T + 1), np.arange(T + 1), indexing="ij")
-    keep = i + j <= T
-    i, j = i[keep], j[keep]
-    coef = special.gammaln(T + 1) - special.gammaln(i + 1) - special.gammaln(j + 1) - special.gammaln(T - i - j + 1)
-    return i, j, coef
-
-
-def probs(T, i, j, coef, qp, qm):
-    """Trinomial probabilities of every (N⁺, N⁻) outcome at each row of (q⁺, q⁻)."""
-    qp = np.atleast_1d(qp)[:, None]
-    qm = np.atleast_1d(qm)[:, None]
-    q0 = np.clip(1 - qp - qm, 0, 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = coef + special.xlogy(i, qp) + special.xlogy(j, qm) + special.xlogy(T - i - j, q0)
-    return np.exp(lp)
-
-
 def nuisance(delta_c: float, dprime: float, nq: int) -> np.ndarray:
     """(a, b) pairs with a, b ≥ 0, a + b ≤ 1 and (1 − a − b) δ_c + a − b = δ' (nq of them, ends included)."""
     # a = (δ' − δ_c + b (1 + δ_c)) / (1 − δ_c); a ≥ 0 ⇔ b ≥ (δ_c − δ') / (1 + δ_c); a + b ≤ 1 ⇔ b ≤ (1 − δ') / 2
@@ -119,12 +106,12 @@ def nuisance(delta_c: float, dprime: float, nq: int) -> np.ndarray:
     return np.column_stack([np.clip(a[ok], 0, 1), b[ok]])
 
 
-def g_of(T, i, j, coef, p0, pip, pim, delta_c, dprime, nq) -> float:
+def g_of(T, i, j, p0, pip, pim, delta_c, dprime, nq) -> float:
     ab = nuisance(delta_c, dprime, nq)
     if len(ab) == 0:
         return 0.0
     rest = 1 - ab[:, 0] - ab[:, 1]
-    P = probs(T, i, j, coef, rest * pip + ab[:, 0], rest * pim + ab[:, 1])
+    P = trinomial(T, i, j, rest * pip + ab[:, 0], rest * pim + ab[:, 1])
     res = optimize.linprog(p0, A_ub=-P, b_ub=-np.full(len(P), LEVEL), bounds=(0, 1), method="highs")
     if res.status != 0:
         raise RuntimeError(f"LP failed at δ' = {dprime}: {res.message}")
@@ -133,14 +120,14 @@ def g_of(T, i, j, coef, p0, pip, pim, delta_c, dprime, nq) -> float:
 
 def floor_width(T, pip, pim, delta_c, step, nq) -> float:
     """h Σ_j g(δ'_j) − h over the δ' grid, walking out from δ_c until g reaches 0 on each side."""
-    i, j, coef = outcome_logcoef(T)
-    p0 = probs(T, i, j, coef, pip, pim)[0]
+    i, j = outcomes(T)
+    p0 = trinomial(T, i, j, [pip], [pim])[0]
     total = 0.0
     centre = round(delta_c / step) * step
     for direction in (+1, -1):
         x = centre if direction > 0 else centre - step
         while -1 - 1e-9 <= x <= 1 + 1e-9:
-            g = g_of(T, i, j, coef, p0, pip, pim, delta_c, x, nq)
+            g = g_of(T, i, j, p0, pip, pim, delta_c, x, nq)
             total += g
             if g < 1e-9:
                 break
@@ -180,14 +167,14 @@ def main(argv=None) -> int:
     ap.add_argument("--step", type=float, default=0.0025)
     ap.add_argument("--nq", type=int, default=40, help="nuisance values per δ'")
     ap.add_argument("--all", action="store_true", help="every width-target cell, not only those the default misses")
-    ap.add_argument("--family-reps", type=int, default=2000, help="benchmarks per coverage check in the family")
+    ap.add_argument("--family-reps", type=int, default=1000, help="benchmarks per coverage check in the family")
     args = ap.parse_args(argv)
 
     cells = read_cells()
     targets = [c for c in cells if c["t_cov"] >= 94.0]
     misses = [c for c in targets if c["s_width"] > 1.10 * c["t_width"]]
     print(
-        f"# benchmarks/compare_decisive_bound.py --step {args.step} --nq {args.nq}"
+        f"# benchmarks/compare_decisive_bound.py --step {args.step} --nq {args.nq} --family-reps {args.family_reps}"
         + (" --all" if args.all else "")
         + f" (coverage ≥ {LEVEL:.0%} required throughout the family (1 − a − b)·cell + a·[A always, B never]"
         " + b·[B always, A never]; LP: scipy HiGHS)"
@@ -196,7 +183,7 @@ def main(argv=None) -> int:
         f"# {len(cells)} cells read; {len(targets)} with a width target (t covers ≥ 94 %); "
         f"{len(misses)} where the default's mean width exceeds 1.10× the t's"
     )
-    print("# floor: no interval covering ≥ 94 % throughout the family has a smaller mean width at the cell")
+    print("# floor: no interval procedure covering ≥ 94 % throughout the family has a smaller mean width at the cell")
     print(
         f"# in the family: coverage (%) of the t and of the default at a = 0.1 and 0.2 (b = 0; {args.family_reps}"
         " simulated benchmarks each): whether each is valid there"
@@ -218,15 +205,15 @@ def main(argv=None) -> int:
                for i, a in enumerate((0.1, 0.2))]
         ratio = fl / c["t_width"]
         rows.append((c, ratio, fam))
-        verdict = "width target impossible" if ratio > 1.10 else "not excluded by this family"
+        verdict = "≤ 1.10× t only if invalid in the family" if ratio > 1.10 else "not excluded by this family"
         print(
             f"{c['T']:3d} {c['n']:2d} {c['k']:2d} {c['pop']:<10s} {c['delta']:+.2f} {pip:9.2e} {pim:9.2e} | "
             f"{c['t_cov']:5.1f}%  {c['t_width']:6.3f}  {c['s_width']:6.3f} | {fl:6.3f}  {ratio:6.3f}  "
             f"{c['s_width'] / c['t_width']:6.3f}  | {100 * fam[0][0]:5.1f} {100 * fam[1][0]:5.1f} | "
-            f"{100 * fam[0][1]:5.1f} {100 * fam[1][1]:5.1f} | {verdict}"
-            f"  ({time.perf_counter() - t0:.0f} s)",
+            f"{100 * fam[0][1]:5.1f} {100 * fam[1][1]:5.1f} | {verdict}",
             flush=True,
         )
+        print(f"  ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     print("\n== summary ==")
     over = [r for r in rows if r[1] > 1.10]
     print(f"rows: {len(rows)} width-target cells; the floor exceeds 1.10× the t's mean width in {len(over)} of them")
@@ -240,8 +227,8 @@ def main(argv=None) -> int:
     missed = [r for r in over if r[0] in misses]
     met = [r for r in over if r[0] not in misses]
     print(
-        f"of the {len(misses)} cells where the default is wider than 1.10× the t, the floor proves the target "
-        f"impossible in {len(missed)}: "
+        f"of the {len(misses)} cells where the default is wider than 1.10× the t, the floor shows that only an "
+        f"interval invalid in the family can meet the target in {len(missed)}: "
         + "; ".join(f"T={r[0]['T']} n={r[0]['n']} k={r[0]['k']} {r[0]['pop']} δ={r[0]['delta']:+.2f}" for r in missed)
     )
     print(
@@ -251,9 +238,11 @@ def main(argv=None) -> int:
     for name, idx in (("t", 0), ("default", 1)):
         worst = min(((min(f[0][idx], f[1][idx]), c) for c, _, f in rows), key=lambda x: x[0])
         under = sum(min(f[0][idx], f[1][idx]) < 0.94 for _, _, f in rows)
+        clear = sum(min(f[0][idx], f[1][idx]) < 0.925 for _, _, f in rows)  # 2 Monte-Carlo SE under 94 %
         c = worst[1]
         print(
-            f"{name} in the family (a = 0.1, 0.2): under 94 % in {under} of {len(rows)} cells; lowest "
+            f"{name} in the family (a = 0.1, 0.2): under 94 % in {under} of {len(rows)} cells, under 92.5 % in "
+            f"{clear} (2 Monte-Carlo SE at {args.family_reps} benchmarks); lowest "
             f"{100 * worst[0]:.1f} % (T={c['T']} n={c['n']} k={c['k']} {c['pop']} δ={c['delta']:+.2f})"
         )
     return 0

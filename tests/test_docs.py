@@ -142,4 +142,7 @@ def test_the_decisive_floor_states_its_measured_coverage():
     over = re.search(r"the floor exceeds 1\.10× the t's mean width in (\d+) of them", text).group(1)
     readme = (build.ROOT / "README.md").read_text(encoding="utf-8")
     assert f"default: lowest {lowest['default']} % (T = 10)" in readme and f"paired t: lowest {lowest['t']} %" in readme
-    assert f"width target is impossible in {over} cells" in readme
+    assert f"width target needs an interval that is not valid there in {over} cells" in readme
+    from tauk.stats.comparisons.unseen import decisive_floor
+
+    assert ", ".join(f"{decisive_floor(T, 0.94):.3f} at T = {T}" for T in (10, 20, 50)) in readme

@@ -74,6 +74,7 @@ from .results import (
     rows_frame,
 )
 from .score import TrialCounts
+from .unseen import refresh_unseen_note
 
 stats = lazy("scipy.stats")
 
@@ -223,6 +224,9 @@ class _Dependence:
         row, notes = comparison_dependence(res.row, res.tasks, k, ra[1] if ra else None, rb[1] if rb else None,
                                            self.cmaps.get(key), self.cluster, self.level, self.adjust)  # fmt: skip
         self._notes += [n for n in notes if n not in self._notes]
+        if row.get("adjusted_for") and row.get("ci_low") is not None and row.get("ci_high") is not None:
+            row["interval_note"] = refresh_unseen_note(row.get("interval_note"), int(row["n_tasks"]),
+                                                       row["ci_high"] - row["ci_low"], self.level)  # fmt: skip
         return row
 
     def notes(self) -> tuple[str, ...]:

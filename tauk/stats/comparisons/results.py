@@ -86,7 +86,7 @@ def interval_agreement(d, lo: float, hi: float, p: float, level: float, method: 
     if ok_iv and test == "score" and method == "model" and lo <= -1 and hi >= 1 and T > 0:
         notes.append(f"with {T} task{'s' if T != 1 else ''} no test of size ≤ {alpha:.2g} can reject: the interval "
                      "is [−1, 1]")  # fmt: skip
-    if ok_iv and T >= 2 and (note := unseen_note(T, hi - lo, level)) is not None:
+    if ok_iv and (note := unseen_note(T, hi - lo, level)) is not None:
         notes.append(note)
     if excl is not None and below is not None and excl != below:
         notes.append(f"the interval ({interval_label(method, test)}) {'excludes' if excl else 'includes'} 0 while "

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
+import polars as pl
 import pytest
 from scipy import optimize, special, stats
 
+import tauk
 from tauk.stats.comparisons.results import interval_agreement
-from tauk.stats.comparisons.unseen import decisive_floor, unseen_note, unseen_share
+from tauk.stats.comparisons.unseen import decisive_floor, refresh_unseen_note, unseen_note, unseen_share
+
+from ..test_dependence import frame_of
 
 
 def _lp_floor(T: int, level: float, step: float = 0.005, nq: int = 25) -> float:
@@ -30,7 +37,7 @@ def _lp_floor(T: int, level: float, step: float = 0.005, nq: int = 25) -> float:
     return step * total
 
 
-@pytest.mark.parametrize(("T", "level"), [(5, 0.95), (10, 0.94), (12, 0.9)])
+@pytest.mark.parametrize(("T", "level"), [(1, 0.95), (5, 0.95), (10, 0.94), (12, 0.9)])
 def test_the_closed_form_is_the_linear_programme(T, level):
     # the LP's Riemann sum on a grid of 0.005 is within a step of the integral
     assert decisive_floor(T, level) == pytest.approx(_lp_floor(T, level), abs=0.006)
@@ -42,8 +49,10 @@ def test_the_unseen_share_is_missed_exactly_one_minus_level_of_the_time():
         assert (1 - a) ** T == pytest.approx(0.05)
     assert unseen_share(400) * 400 == pytest.approx(3.0, rel=0.01)  # the rule of three
     assert decisive_floor(10) > decisive_floor(20) > decisive_floor(50) > 0
-    with pytest.raises(ValueError):
-        unseen_share(0)
+    assert decisive_floor(1, 0.95) == pytest.approx(2 * (0.95 + 0.05 * math.log(0.05)))
+    for bad in ((0, 0.95), (10, 1.0), (10, 0.0)):
+        with pytest.raises(ValueError):
+            unseen_share(*bad)
 
 
 def test_an_interval_under_the_floor_misses_a_decisive_population():
@@ -77,3 +86,26 @@ def test_the_note_says_when_an_interval_is_narrower_than_the_floor():
         "narrower than 0.08"
     )
     assert unseen_note(50, 0.1, 0.95) is None and unseen_note(1, 0.0, 0.95) is None
+    assert unseen_note(10, float("nan"), 0.95) is None
+    assert "at least 2.5% of the time" in unseen_note(10, 0.1, 0.975)
+
+
+def test_the_note_is_worked_out_again_for_the_final_interval():
+    other = "zero-width interval from the paired t; test='score' gives one with width"
+    stale = f"{other}; {unseen_note(10, 0.1, 0.95)}"
+    assert refresh_unseen_note(stale, 10, 0.5, 0.95) == other
+    assert refresh_unseen_note(stale, 10, 0.2, 0.95) == f"{other}; {unseen_note(10, 0.2, 0.95)}"
+    assert refresh_unseen_note(None, 10, 0.5, 0.95) is None
+    # run effects widen the interval past the floor: the note goes with them (T = 10 tasks, 4 passes each)
+    rng = np.random.default_rng(5)
+    lp = special.logit(np.clip(rng.beta(0.3, 0.3, 10), 1e-3, 1 - 1e-3))[:, None]
+    ya = (rng.uniform(size=(10, 4)) < special.expit(lp + np.array([-1.5, 0, 0.5, 1.5]))).astype(int)
+    yb = (rng.uniform(size=(10, 4)) < special.expit(lp + np.array([1.2, -1.2, 0, 0]))).astype(int)
+    fr = pl.concat([frame_of(ya, "A"), frame_of(yb, "B")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = tauk.stats.compare(fr, "A", "B", run_effects="report").row()
+        adjusted = tauk.stats.compare(fr, "A", "B").row()
+    assert plain["ci_high"] - plain["ci_low"] < decisive_floor(10) <= adjusted["ci_high"] - adjusted["ci_low"]
+    assert adjusted["adjusted_for"] and "narrower than" in plain["interval_note"]
+    assert "narrower than" not in (adjusted["interval_note"] or "")
