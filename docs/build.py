@@ -557,6 +557,11 @@ def comparisons_page() -> str:
         quoted("compare_width_bound.txt", intro="`benchmarks/compare_width_bound.py`: Pratt's identity and a linear "
                "programme per δ' (ternary cells, exact sums), Neyman–Pearson over the population family (the others)"),
         details("every cell", read("compare_width_bound.txt")),
+        "The LP lets an acceptance region take a fraction of an outcome — a randomised interval. The t, the default "
+        "and every interval in tauk are deterministic, order-free functions of the per-task differences, i.e. of "
+        "(m⁺, m⁻) where d_t is ternary; for those the regions are 0/1 and the same floor is an integer programme per "
+        "δ' (a procedure that also looks at the trial counts behind the differences is outside this class):",
+        quoted("compare_width_bound_integer.txt", title=None, intro="`benchmarks/compare_width_bound_integer.py`"),
         "### A floor under any interval that stays valid when some tasks are decisive",
         "A *decisive* task is one on which one agent always passes and the other never does. If a share a of the "
         "task population is decisive for A, a benchmark of T tasks draws none of them with probability (1 − a)^T — "

@@ -146,3 +146,5 @@ def test_the_decisive_floor_states_its_measured_coverage():
     from tauk.stats.comparisons.unseen import decisive_floor
 
     assert ", ".join(f"{decisive_floor(T, 0.94):.3f} at T = {T}" for T in (10, 20, 50)) in readme
+    integer = re.search(r"the integer floor exceeds 1\.10× the t in (\d+)", build.read("compare_width_bound_integer.txt"))
+    assert f"In {integer.group(1)} ternary cells (T = 10, n = k = 4) no deterministic interval" in readme
