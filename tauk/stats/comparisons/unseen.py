@@ -6,8 +6,8 @@ a share a of the task population is decisive for A, a benchmark of T tasks draws
 time, and an interval procedure that keeps its level when some tasks are decisive must, often enough, reach that
 far towards the side of an unseen effect. Averaged over the benchmarks of a population where such tasks are rare,
 by Pratt's identity, its width is at least :func:`decisive_floor`: ≈ 0.36 at T = 10, 0.19 at T = 20, 0.08 at
-T = 50 (95 %). The floor is reached: report [−1, 1] when a decisive-looking task is seen, else [−x, x] with a
-randomised x — no deterministic procedure does better on average.
+T = 50 (95 %). A randomised rule reaches it — [−1, 1] when a decisive-looking task is seen, else [−x, x] with a
+random x — so no argument of this kind can raise it.
 
 The paired t and the bootstrap do not do this — they treat the tasks drawn as representative — and neither does
 tauk's default where the data look alike: at T = 10 their intervals are often narrower than the floor. With 10 or
