@@ -218,6 +218,7 @@ class Comparison:
         ]  # fmt: skip
         notes = [f"paired on shared tasks (domain, task_id); difference = {self.a} − {self.b}", *comparison_notes(self)]
         notes += _dependence_notes(self)
+        notes += _interval_notes(self.frame, self.by)
         only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
         if any(only):
             notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
@@ -250,6 +251,20 @@ def comparison_notes(result: Any) -> list[str]:
         notes.append("compared within each setup: the agents' trials span several setups, which are not repeated "
                      "trials of one experiment (pool_setups=True pools them)")  # fmt: skip
     return notes
+
+
+def _interval_notes(frame: pl.DataFrame, keys: tuple[str, ...]) -> list[str]:
+    """The rows' ``interval_note`` as table notes: each text once, with the rows it is about (so that what an interval
+    cannot show — zero width, one task, decisive tasks not drawn — is in the printed table, not only in the frame)."""
+    if "interval_note" not in frame.columns:
+        return []
+    where: dict[str, list[str]] = {}
+    for r in frame.filter(pl.col("interval_note").is_not_null()).iter_rows(named=True):
+        label = " vs ".join(str(r[c]) for c in keys if c in ("a", "b"))
+        group = ", ".join(str(r[c]) for c in keys if c not in ("a", "b"))
+        where.setdefault(r["interval_note"], []).append(": ".join(x for x in (group, label) if x))
+    return [f"interval ({'; '.join(rows)}): {text}" if any(rows) else f"interval: {text}"
+            for text, rows in where.items()]  # fmt: skip
 
 
 def _dependence_notes(result: Any) -> list[str]:
@@ -342,7 +357,7 @@ class MultipleComparison:
                  + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else ""),
                  f"rank [lo, hi]: per agent, each covers its agent's rank with probability ≥ {level:.0%}; "
                  "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)",
-                 *_dependence_notes(self)]  # fmt: skip
+                 *_dependence_notes(self), *_interval_notes(shown, (*self.by, "a", "b"))]  # fmt: skip
         if empty.height:
             listed = "; ".join(
                 ", ".join(str(r[c]) for c in self.by) + (": " if self.by else "") + f"{r['a']} vs {r['b']}"

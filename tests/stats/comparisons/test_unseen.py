@@ -104,8 +104,13 @@ def test_the_note_is_worked_out_again_for_the_final_interval():
     fr = pl.concat([frame_of(ya, "A"), frame_of(yb, "B")])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        plain = tauk.stats.compare(fr, "A", "B", run_effects="report").row()
-        adjusted = tauk.stats.compare(fr, "A", "B").row()
+        plain_result = tauk.stats.compare(fr, "A", "B", run_effects="report")
+        plain, adjusted = plain_result.row(), tauk.stats.compare(fr, "A", "B").row()
+        pairs = tauk.stats.compare_all(pl.concat([fr, frame_of(ya, "C")]), run_effects="report")
+    # the printed tables carry the rows' interval notes, each text once with the rows it is about
+    assert f"interval: {plain['interval_note']}" in " ".join(str(plain_result.summary()).split())
+    printed = " ".join(str(pairs.summary()).split())
+    assert printed.count("narrower than 0.36") == 1 and "interval (A vs B" in printed
     assert plain["ci_high"] - plain["ci_low"] < decisive_floor(10) <= adjusted["ci_high"] - adjusted["ci_low"]
     assert adjusted["adjusted_for"] and "narrower than" in plain["interval_note"]
     assert "narrower than" not in (adjusted["interval_note"] or "")
