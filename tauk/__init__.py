@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tauk import leaderboard, plot, replay, scoring, stats, tasks, widgets
     from tauk.io import load_tasks
     from tauk.io.leaderboard import load_leaderboard
-    from tauk.io.load import Inputs
+    from tauk.io.load import Inputs  # noqa: F401 (tauk.Inputs in load()'s annotations, for type checkers)
     from tauk.results import Results
     from tauk.scoring import audit, score
     from tauk.store import ingest
@@ -34,14 +35,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __version__ = "0.1.0"
 
+# load()'s annotations name tauk.Inputs / tauk.Results: typing.get_type_hints(tauk.load) resolves them through the
+# lazy attributes below (a bare ``Inputs`` would need the heavy modules in this namespace at ``import tauk``)
+tauk = sys.modules[__name__]
+
 
 def load(
-    inputs: Inputs,
+    inputs: tauk.Inputs,
     *,
     agent: str | Mapping[str, str] | None = None,
     strict: bool = True,
     progress: bool | None = None,
-) -> Results:
+) -> tauk.Results:
     """Load results files into a :class:`Results` holding tidy, joinable Polars frames.
 
     Parameters
@@ -117,7 +122,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted((set(globals()) | set(_LAZY)) - {"tauk"})
 
 
 __all__ = [

@@ -292,6 +292,11 @@ def test_import_tauk_and_the_cli_stay_light():
             "'load_leaderboard' in dir(tauk), Results.__name__, tauk.load_tasks.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["tauk.stats", "score", "True", "Results", "load_tasks"]
+    # load()'s annotations resolve (through the same lazy names), and only when asked
+    code = ("import sys, typing, tauk; before = 'polars' in sys.modules; h = typing.get_type_hints(tauk.load); "
+            "print(before, h['return'].__name__, 'PathLike' in str(h['inputs']), 'tauk' in dir(tauk))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "Results", "True", "False"]
 
 
 def test_a_command_imports_only_its_own_subcommand_module():
