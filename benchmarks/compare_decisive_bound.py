@@ -52,10 +52,9 @@ from scipy import optimize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from calibration_compare_delta import POPULATIONS, shift_for, u_table  # noqa: E402
+from calibration_compare_delta import POPULATIONS, evaluate, shift_for, u_table  # noqa: E402
 from compare_width_bound import outcomes, trinomial  # noqa: E402
 
-from tauk.stats.comparisons.paired_tests import paired_test  # noqa: E402
 from tauk.stats.comparisons.score import TrialCounts  # noqa: E402
 
 LEVEL = 0.94
@@ -151,13 +150,11 @@ def in_family(T, n, k, pop, delta_c, a, reps, seed):
         pa[hit], pb[hit] = 1.0, 0.0
         ca, cb = rng.binomial(n, pa), rng.binomial(n, pb)
         key = tuple(sorted(zip(ca.tolist(), cb.tolist())))
-        ends = cache.get(key)
-        if ends is None:
-            d = u[ca] - u[cb]
-            t = paired_test(d, test="t")
-            sc = paired_test(d, test="score", trials=TrialCounts(nn, ca, nn, cb, k))
-            ends = cache[key] = ((t.lo, t.hi), (sc.lo, sc.hi))
-        for name, (lo, hi) in zip(("t", "score"), ends):
+        res = cache.get(key)
+        if res is None:
+            res = cache[key] = evaluate(u[ca] - u[cb], TrialCounts(nn, ca, nn, cb, k))
+        for name in cover:
+            _, lo, hi = res[name]
             cover[name] += lo - 1e-9 <= truth <= hi + 1e-9
     return cover["t"] / reps, cover["score"] / reps
 

@@ -318,7 +318,6 @@ def section_overall(reps, seed, out):
     out("")
 
 
-
 class Tee:
     """``out(line)`` prints a line and keeps it; ``out.save(path)`` writes the kept lines (a results file), if a path
     is given. Shared by the run-effect benchmarks."""

@@ -135,8 +135,7 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
         wrapper=wrapper,
         spans=spans,
     )
-    run.buffer = data
-    remember(run, path, data)
+    remember(run, path, data, as_buffer=True)
     if not run.simulations:
         report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
     check_numbers(run, strict, report)
@@ -332,8 +331,7 @@ def read_tau2_list(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     warnings.warn(f"{path}: {LIST_NOTE}", LoadWarning, stacklevel=4)
     run = RunData(path=path, format="tau2-list", format_version=None, simulations=list(sims), sim_sources=srcs,
                   spans=spans)  # fmt: skip
-    run.buffer = data
-    remember(run, path, data)
+    remember(run, path, data, as_buffer=True)
     check_numbers(run, strict, report)
     check_duplicates(run, strict, report)
     check_stringified(run, strict, report)
@@ -365,8 +363,7 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
     except msgspec.DecodeError as exc:
         raise _raise(path, exc, data=data) from None
     run = RunData(path=path, format="taubench", format_version=None, tb_records=recs, sim_sources=srcs, spans=spans)
-    run.buffer = data
-    remember(run, path, data)
+    remember(run, path, data, as_buffer=True)
     check_numbers(run, strict, report)
     recs, srcs = run.tb_records, run.sim_sources
     seen: dict[tuple, int] = {}

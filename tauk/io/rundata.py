@@ -58,16 +58,19 @@ class RunData:
         return "$" if self.format in ("taubench", "tau2-list") else "$.simulations"
 
 
-def remember(run: RunData, path: Path, data: Any) -> None:
-    """Record the identity of the bytes just read from ``path`` (see :func:`read_again`). Bytes read into memory
-    (an immutable copy, which the run keeps as its ``buffer``) are hashed when first needed; a memory-mapped file,
-    which shows whatever the file holds now, is hashed at once."""
+def remember(run: RunData, path: Path, data: Any, *, as_buffer: bool = False) -> None:
+    """Record the identity of the bytes just read from ``path`` (see :func:`read_again`). ``as_buffer``: ``data`` is
+    the run's whole file, kept as its ``buffer`` (set here); bytes read into memory (an immutable copy the run holds
+    anyway) are then hashed when first needed. Anything else — a memory-mapped file, which shows whatever the file
+    holds now, or bytes the run does not keep — is hashed at once."""
+    if as_buffer:
+        run.buffer = data
     try:
         info = os.stat(path)
     except OSError:
         return
     target = data.obj if isinstance(data, memoryview) else data
-    if type(target) is bytes and data is run.buffer:
+    if as_buffer and type(target) is bytes:
         run.unhashed[str(path)] = (info.st_size, info.st_mtime_ns, data)
     else:
         run.identity[str(path)] = (info.st_size, info.st_mtime_ns, fingerprint(data))

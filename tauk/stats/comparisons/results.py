@@ -253,16 +253,16 @@ def comparison_notes(result: Any) -> list[str]:
     return notes
 
 
-def _interval_notes(frame: pl.DataFrame, keys: tuple[str, ...]) -> list[str]:
-    """The rows' ``interval_note`` as table notes: each text once, with the rows it is about (so that what an interval
-    cannot show — zero width, one task, decisive tasks not drawn — is in the printed table, not only in the frame)."""
+def _interval_notes(frame: pl.DataFrame, by: tuple[str, ...], pairs: bool = False) -> list[str]:
+    """The rows' ``interval_note`` as table notes: each text once, with the rows it is about (their ``by`` values,
+    and ``a vs b`` for a table of ``pairs``), so that what an interval cannot show — zero width, one task, decisive
+    tasks not drawn — is in the printed table, not only in the frame."""
     if "interval_note" not in frame.columns:
         return []
     where: dict[str, list[str]] = {}
     for r in frame.filter(pl.col("interval_note").is_not_null()).iter_rows(named=True):
-        label = " vs ".join(str(r[c]) for c in keys if c in ("a", "b"))
-        group = ", ".join(str(r[c]) for c in keys if c not in ("a", "b"))
-        where.setdefault(r["interval_note"], []).append(": ".join(x for x in (group, label) if x))
+        parts = [", ".join(str(r[c]) for c in by), f"{r['a']} vs {r['b']}" if pairs else ""]
+        where.setdefault(r["interval_note"], []).append(": ".join(x for x in parts if x))
     return [f"interval ({'; '.join(rows)}): {text}" if any(rows) else f"interval: {text}"
             for text, rows in where.items()]  # fmt: skip
 
@@ -357,7 +357,7 @@ class MultipleComparison:
                  + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else ""),
                  f"rank [lo, hi]: per agent, each covers its agent's rank with probability ≥ {level:.0%}; "
                  "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)",
-                 *_dependence_notes(self), *_interval_notes(shown, (*self.by, "a", "b"))]  # fmt: skip
+                 *_dependence_notes(self), *_interval_notes(shown, self.by, pairs=True)]  # fmt: skip
         if empty.height:
             listed = "; ".join(
                 ", ".join(str(r[c]) for c in self.by) + (": " if self.by else "") + f"{r['a']} vs {r['b']}"
