@@ -495,3 +495,29 @@ def test_bars_are_unchanged_by_the_presets(res, scored):
         heights.append(np.sum([[p.get_height() for p in b.patches] for b in ax.containers
                                if isinstance(b, BarContainer)], axis=0))  # fmt: skip
     assert np.allclose(heights[0], heights[1]) and np.allclose(heights[0], heights[2])
+
+
+def test_rotated_agent_labels_do_not_run_into_each_other(shared_data):
+    """The report's bar charts of 11 agents (one of them a 51-character fine-tune name): a rotated label is a strip
+    as thick as its lines, and neighbouring strips are dx·sin θ apart — the strips must not overlap."""
+    import math
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logs = tauk.load(shared_data, strict=False, progress=False)
+    fig = tauk.plot.termination_reasons(logs.trials)
+    fig = fig if hasattr(fig, "canvas") else fig.figure
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = [t for t in ax.get_xticklabels() if t.get_text()]
+    assert len(labels) >= 10 and any(len(t.get_text()) > 40 for t in labels)
+    xs = [ax.transData.transform((t.get_position()[0], 0))[0] for t in labels]
+    dx = min(b - a for a, b in zip(xs, xs[1:], strict=False))
+    angle = labels[0].get_rotation()
+    assert angle > 0
+    thickness = []
+    for t in labels:
+        t.set_rotation(0)
+        thickness.append(t.get_window_extent().height)
+        t.set_rotation(angle)
+    assert max(thickness) < dx * math.sin(math.radians(angle))

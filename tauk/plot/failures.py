@@ -18,6 +18,7 @@ from tauk.errors import TaukError
 from ._colors import CATEGORY_PALETTE
 from ._common import (
     as_trials_frame,
+    category_ticks,
     empty_message,
     escape_label,
     finish,
@@ -28,7 +29,6 @@ from ._common import (
     size_for,
     sorted_labels,
     styled,
-    tick_rotation,
 )
 
 __all__ = ["failure_breakdown", "termination_reasons", "failure_order", "TERMINATION_ORDER"]
@@ -99,8 +99,7 @@ def _stacked(ax: Axes, counts: pl.DataFrame, by: str, cat_col: str, cats: list[s
         for i, g in enumerate(groups):
             ax.annotate(f"{int(row_tot[i])}/{totals.get(g, 0)}", xy=(x[i], bottom[i]), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom", fontsize=fs, color="#333333")  # fmt: skip
-    xl = [escape_label(g, width=label_width(0.7)) for g in groups]
-    ax.set_xticks(x, xl, **tick_rotation(xl))
+    category_ticks(ax, groups)
     ax.set_xlim(-0.6, len(groups) - 0.4)
     top = float(bottom.max()) if len(bottom) else 1.0
     ax.set_ylim(0, (1.0 if normalize else max(top, 1.0)) * 1.1)

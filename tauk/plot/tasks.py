@@ -15,6 +15,7 @@ from tauk._compat import keyword_options
 
 from ._common import (
     as_trials_frame,
+    category_ticks,
     empty_message,
     escape_label,
     finish,
@@ -24,7 +25,6 @@ from ._common import (
     size_for,
     sorted_labels,
     styled,
-    tick_rotation,
 )
 from ._presets import active_preset
 from .passk import domain_sort_key
@@ -133,8 +133,7 @@ def success_heatmap(
     cm = mpl.colormaps[cmap].with_extremes(bad="#D9D9D9")
     im = ax.imshow(np.ma.masked_invalid(M), aspect="auto", cmap=cm, vmin=0.0, vmax=1.0, interpolation="nearest")
     ax.grid(False)
-    xl = [escape_label(agents[j], width=label_width(0.7)) for j in col_order]
-    ax.set_xticks(range(n_a), xl, **tick_rotation(xl, n_max=3))
+    category_ticks(ax, [agents[j] for j in col_order], n_max=3)
     if labelled:
         width = label_width(0.6)
         labels = [escape_label(f"{tasks[i][0]}/{tasks[i][1]}" if multi_domain else tasks[i][1], width=width)
