@@ -148,3 +148,16 @@ def test_the_decisive_floor_states_its_measured_coverage():
     assert ", ".join(f"{decisive_floor(T, 0.94):.3f} at T = {T}" for T in (10, 20, 50)) in readme
     integer = re.search(r"the integer floor exceeds 1\.10× the t in (\d+)", build.read("compare_width_bound_integer.txt"))
     assert f"In {integer.group(1)} ternary cells (T = 10, n = k = 4) no deterministic interval" in readme
+
+
+def test_the_width_recheck_figures_match_its_results():
+    text = build.read("compare_width_cells_check.txt")
+    counts = dict((v, int(c)) for v, c in re.findall(r"(no target|target, met|target, missed|undecided): (\d+)", text))
+    missed, proved = map(int, re.search(r"confirmed misses: (\d+); floor > 1\.10× t \(by > 2 MC SE\) in (\d+)",
+                                        text).groups())
+    assert missed == counts["target, missed"]
+    readme = (build.ROOT / "README.md").read_text(encoding="utf-8")
+    assert (f"{missed} of the non-ternary width misses stand, the floor exceeds 1.10× the t in {proved} of them, and "
+            f"{counts['no target']} cells near the thresholds lose the target") in readme
+    assert "compare_width_cells_check.py" in (build.ROOT / "docs" / "calibration" / "comparisons.md").read_text(
+        encoding="utf-8")
