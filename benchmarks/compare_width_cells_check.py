@@ -143,7 +143,7 @@ def main(argv=None) -> int:
                 final[cell[:5]] = (v, mt, mt_se)
                 print(f"{T:3d} {n:2d} {k:2d} {pop:10} {delta:+6.2f} | {kept_cov:11.1f} {kept_ratio:6.3f} | "
                       f"{t_cov:6.2f} {t_se:5.2f} {mt:8.4f} {ms:8.4f} {ratio:6.3f} {r_se:6.4f} | {v}"
-                      f"{f' ({R} benchmarks)' if R != args.reps else ''}", flush=True)
+                      f"{f' ({R} benchmarks)' if args.reps != R else ''}", flush=True)
 
     run(jobs)
     again = [(c, 4 * args.reps, args.seed + 1 + zlib.crc32(repr(c[:5]).encode()))
