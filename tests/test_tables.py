@@ -189,3 +189,22 @@ def test_text_labels_keep_what_differs_never_cut_in_the_middle():
                                                    ["results/2025/run-normal/x.json", 2]])  # fmt: skip
     out = paths.to_text(max_label=12)
     assert "run-solo" in out and "run-normal" in out and "common prefix 'results/2025/'" in out
+
+
+UNICODE_NAMES = ["模型-ü-😀", "Ελληνικά", "модель", "ąę «x»", "e\u0301té", "ok-ASCII"]
+
+
+def test_latex_tables_compile_whatever_the_script_of_a_name(tmp_path, pdflatex):
+    """Names in any script (CJK, emoji, Cyrillic, Greek, T1-only letters, a combining accent) compile in a stock
+    ``article`` (OT1, pdflatex's utf8): what it cannot typeset is shown as its code point, never passed raw."""
+    from conftest import compile_latex_tables
+    from tauk.table import LATEX_WIDTH_PT
+
+    t = SummaryTable.build("pass^1 of 模型", ["agent", "n"], [[n, i] for i, n in enumerate(UNICODE_NAMES)],
+                           notes=["note on модель 😀"], label="tab:unicode")  # fmt: skip
+    tex = tmp_path / "unicode.tex"
+    tex.write_text(t.to_latex(), encoding="utf-8")
+    assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []
+    text = tex.read_text(encoding="utf-8")
+    assert "U+6A21" in text and "U+1F600" in text and "ü" in text and "ok-ASCII" in text
+    assert latex_escape("é ü ß – —") == "é ü ß – —"  # what pdflatex typesets stays as it is

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,16 +136,44 @@ _LATEX_SPECIAL = {
 }
 
 
+# What pdflatex typesets in a stock document (article, OT1, the kernel's utf8): printable ASCII and these, measured
+# one character a line with TeX Live 2022 (tests/test_tables.py compiles every one of them). Any other character
+# (CJK, emoji, Cyrillic, T1-only letters such as «ą») stops pdflatex with "Unicode character … not set up".
+_PDFLATEX_TEXT = re.compile(
+    "[\x20-\x7e\xa0-\xaa\xac\xae-\xba\xbc-\xcf\xd1-\xdd\xdf-\xef\xf1-\xfd\xff-\u0103\u0106-\u010f\u0112-\u0117"
+    "\u011a-\u0125\u0128-\u012d\u0130-\u0137\u0139-\u013e\u0141-\u0148\u014c-\u0165\u0168-\u0171\u0174-\u017e\u0192"
+    "\u01c4-\u01d4\u01e2-\u01e3\u01e6-\u01e9\u01f0\u01f4-\u01f5\u0218-\u021b\u0232-\u0233\u0237\u02c6-\u02c7"
+    "\u02d8-\u02d9\u02dc-\u02dd\u0e3f\u1e02-\u1e03\u1e0d\u1e1e-\u1e21\u1e25\u1e30-\u1e31\u1e37\u1e43\u1e45\u1e47"
+    "\u1e5b\u1e63\u1e6d\u1e8e-\u1e91\u1e9e\u1ef2-\u1ef3\u2010-\u2016\u2018-\u2019\u201c-\u201d\u2020-\u2022\u2026"
+    "\u2030-\u2031\u203b\u203d\u2044\u204e\u2052\u20a1\u20a4\u20a6\u20a9\u20ab-\u20ac\u20b1\u2103\u2116-\u2117"
+    "\u211e\u2120\u2122\u2126-\u2127\u212e\u2190-\u2193\u2329-\u232a\u2422-\u2423]"
+)
+
+
+def _latex_char(ch: str) -> str:
+    """One character for pdflatex: a special escaped, a control character dropped, one pdflatex cannot typeset
+    shown as its code point (``\\texttt{U+6A21}``: the name stays legible and tells apart from others)."""
+    if ch in _LATEX_SPECIAL:
+        return _LATEX_SPECIAL[ch]
+    if _PDFLATEX_TEXT.match(ch) or ch == _MARK:
+        return ch
+    if _CONTROL.match(ch):
+        return ""
+    return rf"\texttt{{U+{ord(ch):04X}}}"
+
+
 def latex_escape(text: Any) -> str:
-    r"""Escape LaTeX's special characters in ``text`` (line breaks become spaces, control characters dropped).
+    r"""Escape LaTeX's special characters in ``text`` (line breaks become spaces, control characters dropped,
+    characters pdflatex cannot typeset in a stock document shown as their code point, after NFC composition).
 
     Examples
     --------
     >>> print(latex_escape("pass^1 of gpt_4 (50%)"))
     pass\textasciicircum{}1 of gpt\_4 (50\%)
+    >>> print(latex_escape("模型-ü"))
+    \texttt{U+6A21}\texttt{U+578B}-ü
     """
-    s = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
-    return _CONTROL.sub("", s)
+    return "".join(_latex_char(ch) for ch in unicodedata.normalize("NFC", str(text)))
 
 
 _latex_escape = latex_escape  # the old private name

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._format import (
+    _LATEX_SPECIAL,
+    _PDFLATEX_TEXT,
     Interval,
     _breakable,
     csv_safe,
@@ -48,6 +50,9 @@ def _text_pt(text: str) -> float:
     """The width of ``text`` at 8 pt, an over-estimate (for fitting a table, never for typesetting)."""
     w = 0.0
     for ch in text:
+        if not (_PDFLATEX_TEXT.match(ch) or ch in _LATEX_SPECIAL or ch.isspace()):  # typeset as its code point: U+XXXX in typewriter
+            w += 4.3 * (len(f"{ord(ch):04X}") + 2)
+            continue
         w += 2.6 if ch in _NARROW else 7.6 if ch in _WIDE else 6.6 if ch.isupper() else 4.7
     return w
 
