@@ -199,9 +199,12 @@ def test_latex_tables_compile_whatever_the_script_of_a_name(tmp_path, pdflatex):
     ``article`` (OT1, pdflatex's utf8): what it cannot typeset is shown as its code point, never passed raw."""
     from conftest import compile_latex_tables
     from tauk.table import LATEX_WIDTH_PT
+    from tauk.table._format import _PDFLATEX_TEXT
 
+    passed = "".join(chr(c) for c in range(0x20, 0x2500) if _PDFLATEX_TEXT.match(chr(c)))  # every one kept raw
     t = SummaryTable.build("pass^1 of 模型", ["agent", "n"], [[n, i] for i, n in enumerate(UNICODE_NAMES)],
-                           notes=["note on модель 😀"], label="tab:unicode")  # fmt: skip
+                           notes=["note on модель 😀", " ".join(passed[i:i + 20] for i in range(0, len(passed), 20))],
+                           label="tab:unicode")  # fmt: skip
     tex = tmp_path / "unicode.tex"
     tex.write_text(t.to_latex(), encoding="utf-8")
     assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []
