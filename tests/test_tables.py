@@ -87,6 +87,18 @@ def test_markdown_cells_cannot_escape(nasty_trials):
     assert markdown_escape("a*b_c") == "a\\*b_c"
 
 
+@pytest.mark.parametrize(("name", "shown"), [
+    ("cost $x_1$ and $y$", "cost \\$x_1\\$ and \\$y\\$"),  # GitHub renders $…$ as math
+    ("~~old~~ ~new~", "\\~\\~old\\~\\~ \\~new\\~"),  # GitHub strikes through ~…~ and ~~…~~
+    ("_draft_ __init__", "\\_draft\\_ \\_\\_init\\_\\_"),  # _ at a word's edge emphasises
+    ("gpt_4o_mini p_t ~ Beta", "gpt_4o_mini p_t ~ Beta"),  # inside a word, or ~ between spaces: inert, kept
+])  # fmt: skip
+def test_markdown_names_are_not_math_strikethrough_or_emphasis(name, shown):
+    assert markdown_escape(name) == shown
+    md = SummaryTable.build("t", ["agent", "n"], [[name, 1]]).to_markdown()
+    assert f"| {shown} | 1 |" in md
+
+
 def test_report_markdown_escapes_agent_names(tmp_path, nasty_trials):
     from tauk.report import write_report
 

@@ -82,21 +82,28 @@ def csv_safe(text: Any) -> str:
     return "'" + s if raw.startswith(_FORMULA_START) or s.startswith(_FORMULA_START) else s
 
 
-_MD_SPECIAL = re.compile(r"([\\`*\[\]|!])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|!$])")
+# "_" and "~" open or close emphasis / strikethrough only at a word's edge: "_" between two letters or digits
+# ("gpt_4o") and "~" between two spaces ("p ~ Beta") stay as they are, so that names and notes read as written
+_MD_EDGE = re.compile(r"_(?![^\W_])|(?<![^\W_])_|~(?!\s)|(?<!\s)~")
 
 
 def markdown_escape(text: Any) -> str:
     """Text safe inside a Markdown table cell (and the HTML it becomes): ``& < >`` as entities so no tag forms,
-    ``\\ ` * [ ] | !`` escaped so no cell break, link, image, code span or emphasis forms, line breaks folded and
-    other control characters dropped (``_`` inside names is left as it is: it does not emphasise mid-word).
+    ``\\ ` * [ ] | ! $`` escaped so no cell break, link, image, code span, emphasis or math (GitHub renders
+    ``$…$``) forms, ``_`` and ``~`` escaped at a word's edge so no emphasis or strikethrough forms (inside a word,
+    ``gpt_4o``, they stay as they are), line breaks folded and other control characters dropped.
 
     >>> print(markdown_escape("![x](http://e.vil) <img onerror=1> a|b\\r\\nc"))
     \\!\\[x\\](http://e.vil) &lt;img onerror=1&gt; a\\|b c
+    >>> print(markdown_escape("$x_1$ _draft_ ~~old~~ gpt_4o p ~ q"))
+    \\$x_1\\$ \\_draft\\_ \\~\\~old\\~\\~ gpt_4o p ~ q
     """
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = re.sub(r"[\r\n\u2028\u2029]+", " ", s)
     s = _CONTROL.sub("", s)
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return _MD_EDGE.sub(lambda m: "\\" + m.group(0), s)
 
 
 _LATEX_SPECIAL = {
