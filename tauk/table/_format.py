@@ -2,8 +2,8 @@
 
 One function per target: :func:`terminal_safe` (terminal text: control characters made visible),
 :func:`markdown_escape` (GitHub Markdown and the HTML it becomes), :func:`latex_escape` (LaTeX specials and the
-symbols pdflatex does not know) and :func:`csv_safe` (no formula a spreadsheet would evaluate); HTML goes through
-:func:`html.escape`.
+symbols pdflatex does not know) and :func:`csv_safe` (no formula a spreadsheet would evaluate) and :func:`html_escape` (HTML text and attributes:
+:func:`html.escape`, bidi overrides shown).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Interval", "csv_safe", "distinct_labels", "fmt", "latex_escape", "markdown_escape", "terminal_safe"]
+__all__ = ["Interval", "csv_safe", "distinct_labels", "fmt", "html_escape", "latex_escape", "markdown_escape",
+           "terminal_safe"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,24 @@ def terminal_safe(text: Any) -> str:
     'red\\\\x1b[31m\\\\nline'
     """
     return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1] if m.group(0) != "\x7f" else "\\x7f", str(text))
+
+
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+
+
+def html_escape(text: Any) -> str:
+    """Text safe in HTML text and attributes: ``& < > " '`` as entities (:func:`html.escape`), and the bidi
+    embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) shown as ``\\u202e`` like the terminal shows
+    them: obeyed, one in a task id would draw the rest of its line reversed (``None`` → empty string).
+
+    >>> html_escape("<b>t\u202e7</b> · reward 0")
+    '&lt;b&gt;t\\\\u202e7&lt;/b&gt; · reward 0'
+    """
+    if text is None:
+        return ""
+    import html  # loaded when a page or a notebook renders one (not at every start)
+
+    return _BIDI.sub(lambda m: f"\\u{ord(m.group(0)):04x}", html.escape(str(text), quote=True))
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -20,6 +20,7 @@ from ._format import (
     csv_safe,
     distinct_labels,
     fmt,
+    html_escape,
     latex_escape,
     markdown_escape,
     terminal_safe,
@@ -333,9 +334,7 @@ class SummaryTable:
 
     # -- HTML -------------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
-        import html  # loaded when a notebook renders one (not at every start)
-
-        esc = html.escape
+        esc = html_escape
         head = "".join(f"<th>{esc(c)}</th>" for c in self.columns)
         body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self._cells())
         notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
