@@ -109,7 +109,9 @@ class SummaryTable:
     columns (CSV, :meth:`to_frame`, :meth:`records`; default: the display names). ``keys``: how many leading
     columns identify a row (repeated when a wide text table is split into blocks). ``align``: one ``"l"``/``"r"``
     per column for text (default: labels left, numbers right). ``label``: the LaTeX ``\\label`` (default from the
-    title).
+    title). ``context``: ``(field, value)`` pairs every row shares that the title and headers carry for a reader
+    (which agents a comparison is of, its k), written as leading columns where there is no title: CSV,
+    :meth:`to_frame`, :meth:`records`.
 
     Examples
     --------
@@ -132,6 +134,7 @@ class SummaryTable:
     fields: tuple[str, ...] = ()
     keys: int = 1
     label: str | None = None
+    context: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def build(
@@ -146,12 +149,13 @@ class SummaryTable:
         fields: Sequence[str] = (),
         keys: int = 1,
         label: str | None = None,
+        context: Sequence[tuple[str, Any]] = (),
     ) -> SummaryTable:
         """Build a table from any sequences (see the class docs for the options)."""
         if fields and len(fields) != len(columns):
             raise ValueError("fields must name every column")
         return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits, tuple(align),
-                   tuple(fields), keys, label)  # fmt: skip
+                   tuple(fields), keys, label, tuple(context))  # fmt: skip
 
     # -- cells --------------------------------------------------------------------------------------------------
     @property
@@ -285,7 +289,7 @@ class SummaryTable:
     def _flat(self, digits: int | None) -> tuple[list[str], list[list[Any]]]:
         """Field names and raw values, intervals expanded into three columns, floats rounded to ``digits``."""
         has_interval = [any(isinstance(r[i], Interval) for r in self.rows) for i in range(len(self.columns))]
-        names: list[str] = []
+        names: list[str] = [name for name, _ in self.context]
         for name, iv in zip(self.field_names, has_interval):
             names += [name, f"{name}_ci_low", f"{name}_ci_high"] if iv else [name]
 
@@ -298,7 +302,7 @@ class SummaryTable:
 
         rows = []
         for row in self.rows:
-            flat: list[Any] = []
+            flat: list[Any] = [num(v) for _, v in self.context]
             for v, iv in zip(row, has_interval):
                 if iv:
                     x = v if isinstance(v, Interval) else Interval(v)
