@@ -76,6 +76,22 @@ def test_terminal_text_has_no_control_characters(nasty_trials):
     assert terminal_safe("a\u202eb") == "a\\u202eb"
 
 
+
+def test_terminal_columns_line_up_with_wide_and_combining_characters():
+    """A terminal draws a CJK character or an emoji two columns wide and a combining accent in none: the columns
+    after such a label still start at one place (measured in display columns, not code points)."""
+    import unicodedata
+
+    def cols(text: str) -> int:
+        return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+                   for ch in text)  # fmt: skip
+
+    t = SummaryTable.build("t", ["agent", "n"], [["模型-😀", 1], ["e\u0301te\u0301", 22], ["plain-ascii", 333]])
+    lines = t.to_text().splitlines()[2:]
+    ends = {cols(ln) for ln in lines if ln and not ln.startswith("-")}
+    assert len(ends) == 1, lines  # every row (and the header) ends in the same column: numbers right-aligned
+    assert cols(lines[1]) == max(map(cols, lines[:1] + lines[2:]))  # the rule is as wide as the rows
+
 # ---- Markdown ----------------------------------------------------------------------------------------------------
 def test_markdown_cells_cannot_escape(nasty_trials):
     md = tauk.stats.summarize(nasty_trials, by="agent", ci=None, pool_setups=True).summary().to_markdown()

@@ -8,6 +8,7 @@ import io
 import math
 import re
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,19 @@ def _text_pt(text: str) -> float:
             continue
         w += 2.6 if ch in _NARROW else 7.6 if ch in _WIDE else 6.6 if ch.isupper() else 4.7
     return w
+
+
+def _cols(text: str) -> int:
+    """The columns ``text`` takes on a terminal: a wide (CJK, emoji) character two, a combining mark none."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, left: bool) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns, on the right (``left``) or on the left."""
+    fill = " " * max(0, width - _cols(text))
+    return text + fill if left else fill + text
 
 
 _HEAD_PT = 40.0  # a header is stacked over lines no narrower than this
@@ -201,21 +215,20 @@ class SummaryTable:
         label_notes: list[str] = []
         if not wide:
             cells, label_notes = self._fit_labels(cells, max_label)
-        widths = [len(c) for c in cols]
+        widths = [_cols(c) for c in cols]
         for row in cells:
-            widths = [max(w, len(c)) for w, c in zip(widths, row)]
+            widths = [max(w, _cols(c)) for w, c in zip(widths, row)]
         left = self._left()
         title = terminal_safe(self.title)
-        out = [title, "=" * max(len(title), 1)]
+        out = [title, "=" * max(_cols(title), 1)]
         blocks = [list(range(len(cols)))] if wide else self._blocks(widths, width)
         for b, block in enumerate(blocks):
             if b:
                 out.append("")
-            line = "  ".join(cols[i].ljust(widths[i]) if left[i] else cols[i].rjust(widths[i]) for i in block)
-            out += [line.rstrip(), "-" * len(line)]
+            line = "  ".join(_pad(cols[i], widths[i], left[i]) for i in block)
+            out += [line.rstrip(), "-" * _cols(line)]
             for row in cells:
-                out.append("  ".join(row[i].ljust(widths[i]) if left[i] else row[i].rjust(widths[i])
-                                     for i in block).rstrip())  # fmt: skip
+                out.append("  ".join(_pad(row[i], widths[i], left[i]) for i in block).rstrip())
         for n in [*label_notes, *self.notes]:  # wrapped at the same width, continuation lines indented under the text
             note = f"* {terminal_safe(n)}"
             out += [note] if wide else textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False,
