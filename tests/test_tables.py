@@ -92,6 +92,14 @@ def test_terminal_columns_line_up_with_wide_and_combining_characters():
     assert len(ends) == 1, lines  # every row (and the header) ends in the same column: numbers right-aligned
     assert cols(lines[1]) == max(map(cols, lines[:1] + lines[2:]))  # the rule is as wide as the rows
 
+
+def test_a_left_out_prefix_is_shown_as_the_cells_show_it():
+    """The note naming a common prefix left out shows a control character the way the cells do (``\\n``), not
+    escaped twice (``\\\\n``)."""
+    t = SummaryTable.build("t", ["setup", "n"], [["user\nx/" + "a" * 50, 1], ["user\nx/" + "b" * 50, 2]])
+    text = t.to_text()
+    assert "common prefix 'user\\nx/'" in text, text
+
 # ---- Markdown ----------------------------------------------------------------------------------------------------
 def test_markdown_cells_cannot_escape(nasty_trials):
     md = tauk.stats.summarize(nasty_trials, by="agent", ci=None, pool_setups=True).summary().to_markdown()

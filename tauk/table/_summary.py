@@ -249,7 +249,7 @@ class SummaryTable:
             name = terminal_safe(self.columns[i])
             short, pre, suf = distinct_labels(column)
             if pre or suf:
-                dropped = " and ".join(x for x in (f"prefix {pre!r}" if pre else "", f"suffix {suf!r}" if suf else "")
+                dropped = " and ".join(x for x in (f"prefix '{pre}'" if pre else "", f"suffix '{suf}'" if suf else "")
                                        if x)  # fmt: skip
                 notes.append(f"{name}: the common {dropped} left out")
                 column = short
