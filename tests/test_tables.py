@@ -247,3 +247,18 @@ def test_latex_tables_compile_whatever_the_script_of_a_name(tmp_path, pdflatex):
     text = tex.read_text(encoding="utf-8")
     assert "U+6A21" in text and "U+1F600" in text and "ü" in text and "ok-ASCII" in text
     assert latex_escape("é ü ß – —") == "é ü ß – —"  # what pdflatex typesets stays as it is
+
+
+
+def test_a_caption_of_long_model_names_breaks_after_their_separators(tmp_path, pdflatex):
+    """A comparison's caption names both agents; names joined by "_" or ":" (no space, no hyphen) broke nowhere and
+    stuck out of the column."""
+    from conftest import compile_latex_tables
+    from tauk.table import LATEX_WIDTH_PT
+
+    a, b = "claude_3_5_sonnet_20241022_with_tools_v2", "my_org/qwen2_5_72b_instruct_tau2_sft_retail"
+    t = SummaryTable.build(f"{a} vs {b}", ["setup", "n"], [["airline", 1]], label="tab:long")
+    tex = tmp_path / "long.tex"
+    tex.write_text(t.to_latex(), encoding="utf-8")
+    assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []
+    assert "\\allowbreak" not in SummaryTable.build("pass^k summary", ["x"], [[1]]).to_latex()  # as before

@@ -217,6 +217,15 @@ def _breakable(text: str) -> str:
     return latex_escape(s).replace(_MARK, r"\allowbreak{}")
 
 
+_INNER_BREAK = re.compile(r"(?<=[_./:|,;=+#·×])(?=\S)")
+
+
+def _caption(text: str) -> str:
+    """``text`` escaped for LaTeX, allowed to break after a separator inside a word (``claude_3_5``, ``org/model``,
+    ``ft:gpt``), where TeX does not break by itself; spaces and hyphens are left to TeX."""
+    return latex_escape(_INNER_BREAK.sub(_MARK, text)).replace(_MARK, r"\allowbreak{}")
+
+
 def _shorten(text: str, width: int) -> str:
     if len(text) <= width:
         return text

@@ -18,6 +18,7 @@ from ._format import (
     _PDFLATEX_TEXT,
     Interval,
     _breakable,
+    _caption,
     csv_safe,
     distinct_labels,
     fmt,
@@ -439,7 +440,8 @@ class SummaryTable:
         chunks = [self.rows[j:j + per] for j in range(0, len(self.rows), per)] or [[]]
         lines = ["% needs \\usepackage{" + ",".join(LATEX_PACKAGES) + "}"]
         for c, rows in enumerate(chunks):
-            title = latex_escape(self.title) + (f" (continued, {c + 1} of {len(chunks)})" if c else "")
+            # a caption of names joined by "_" or ":" may break after them (TeX breaks only at spaces and hyphens)
+            title = _caption(self.title) + (f" (continued, {c + 1} of {len(chunks)})" if c else "")
             lines += [
                 r"\begin{table}[tbp]",
                 r"\centering",
