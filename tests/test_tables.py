@@ -100,6 +100,26 @@ def test_a_left_out_prefix_is_shown_as_the_cells_show_it():
     text = t.to_text()
     assert "common prefix 'user\\nx/'" in text, text
 
+
+@pytest.mark.filterwarnings("ignore:.*unknown termination reasons kept:tauk.LoadWarning")
+def test_errors_and_warnings_on_stderr_have_no_control_characters(tmp_path, capsys):
+    """A message naming untrusted text (an unknown termination reason listed among the choices of --termination,
+    the load warning naming it, the agent labels of an error, a lenient load's report) prints it made visible."""
+    import json
+
+    doc = json.loads((SAMPLE / "baseline_airline.json").read_text())
+    doc["simulations"][0]["termination_reason"] = "weird\x1b[2J\u202e reason"
+    doc["info"]["agent_info"]["llm"] = "red\x1b[31m"
+    (tmp_path / "baseline_airline.json").write_text(json.dumps(doc))
+    (tmp_path / "broken_retail.json").write_text("{\"info\": \x1b[31m")
+    for argv, status in ((["summary", str(tmp_path / "baseline_airline.json"), "--termination", "zzz"], 2),
+                         (["compare", str(tmp_path / "baseline_airline.json"), "--a", "nope", "--b", "x"], 2),
+                         (["summary", str(tmp_path), "--lenient", "--ci", "0"], 0)):  # fmt: skip
+        assert main(argv) == status, argv
+        err = capsys.readouterr().err
+        assert "tauk: " in err and not re.search(r"[\x00-\x09\x0b-\x1f\x7f\u202a-\u202e]", err), (argv, err)
+        assert "\\x1b" in err, (argv, err)  # shown, not dropped
+
 # ---- Markdown ----------------------------------------------------------------------------------------------------
 def test_markdown_cells_cannot_escape(nasty_trials):
     md = tauk.stats.summarize(nasty_trials, by="agent", ci=None, pool_setups=True).summary().to_markdown()

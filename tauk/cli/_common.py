@@ -26,6 +26,14 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+def safe_lines(text: Any) -> str:
+    """A message for stderr whose text may quote the logs (agent labels, reasons, file contents): each line's control
+    characters made visible (:func:`tauk.table.terminal_safe`), the lines kept."""
+    from tauk.table import terminal_safe
+
+    return "\n".join(terminal_safe(line) for line in str(text).split("\n"))
+
+
 def print_json(obj: Any) -> None:
     """Write ``obj`` as indented JSON (NaN and ±inf as null) to stdout."""
     sys.stdout.write(json.dumps(_jsonable(obj), indent=2, ensure_ascii=False) + "\n")
@@ -77,10 +85,10 @@ def load_inputs(args: argparse.Namespace):
     if quiet:
         return res
     if args.lenient and not res.report.ok:
-        sys.stderr.write(f"tauk: {res.report}\n")
+        sys.stderr.write(f"tauk: {safe_lines(res.report)}\n")
     else:
         for w in caught:  # one line each, not Python's warning format
-            sys.stderr.write(f"tauk: warning: {w.message}\n")
+            sys.stderr.write(f"tauk: warning: {safe_lines(w.message)}\n")
     return res
 
 
