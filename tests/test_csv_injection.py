@@ -111,3 +111,17 @@ def test_a_comparison_csv_names_the_agents_and_k(tmp_path, capsys):
     rec = table.records()[0]
     assert (rec["agent_a"], rec["agent_b"], rec["k"]) == ("atlas-large", "baseline", 1)
     assert "agent_a" not in table.to_text() and "agent_a" not in table.to_markdown()  # the title says it there
+
+
+def test_the_scores_csv_is_inert(tmp_path, capsys):
+    """``tauk score --out FILE.csv`` writes every simulation with its agent label, task id and reasons — untrusted
+    text like the tables' — through the same guard; numbers stay numbers, lists stay JSON."""
+    folder = _hostile_copy(tmp_path, "*_airline.json")
+    out = tmp_path / "scores.csv"
+    assert main(["score", str(folder), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    text = out.read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {"'" + HOSTILE[0], "'" + HOSTILE[3]} <= {r["agent"] for r in rows}
+    _assert_inert(text)
+    assert all(_is_number(r["trial"]) for r in rows)
