@@ -120,6 +120,21 @@ def test_errors_and_warnings_on_stderr_have_no_control_characters(tmp_path, caps
         assert "tauk: " in err and not re.search(r"[\x00-\x09\x0b-\x1f\x7f\u202a-\u202e]", err), (argv, err)
         assert "\\x1b" in err, (argv, err)  # shown, not dropped
 
+
+def test_json_on_the_terminal_has_no_raw_control_characters(tmp_path, capsys):
+    """``--format json`` is printed too: JSON escapes C0 controls itself, but C1 controls (U+009B is a terminal's
+    CSI), line separators and bidi overrides went out raw; now as ``\\uXXXX`` escapes, the same JSON value."""
+    import json
+
+    name = "red\x9b31m\u202eT\u2028x"
+    doc = json.loads((SAMPLE / "baseline_airline.json").read_text())
+    doc["info"]["agent_info"]["llm"] = name
+    (tmp_path / "baseline_airline.json").write_text(json.dumps(doc))
+    assert main(["summary", str(tmp_path), "--by", "agent", "--ci", "0", "--format", "json", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", out)
+    assert {r["agent"] for r in json.loads(out)} == {name}  # the same value
+
 # ---- Markdown ----------------------------------------------------------------------------------------------------
 def test_markdown_cells_cannot_escape(nasty_trials):
     md = tauk.stats.summarize(nasty_trials, by="agent", ci=None, pool_setups=True).summary().to_markdown()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -34,9 +35,14 @@ def safe_lines(text: Any) -> str:
     return "\n".join(terminal_safe(line) for line in str(text).split("\n"))
 
 
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def print_json(obj: Any) -> None:
-    """Write ``obj`` as indented JSON (NaN and ±inf as null) to stdout."""
-    sys.stdout.write(json.dumps(_jsonable(obj), indent=2, ensure_ascii=False) + "\n")
+    """Write ``obj`` as indented JSON (NaN and ±inf as null) to stdout; DEL, C1 controls, line separators and bidi
+    overrides (which JSON leaves raw, and a terminal obeys) as ``\\uXXXX`` escapes — the same JSON value."""
+    text = json.dumps(_jsonable(obj), indent=2, ensure_ascii=False)
+    sys.stdout.write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n")
 
 
 def parse_inputs(paths: Sequence[str], labels: Sequence[str] = ()) -> Any:
