@@ -93,3 +93,35 @@ def test_the_report_csvs_are_inert(tmp_path):
         _assert_inert(text)
     assert seen
     shutil.rmtree(out)
+
+
+def test_a_comparison_csv_names_the_agents_and_k(tmp_path, capsys):
+    """The CSV of one comparison says which agent is a and which is b, and the k of pass^k — the text, Markdown and
+    LaTeX carry them in the title and headers, which a CSV has not — and they are inert."""
+    from tauk.stats import compare
+
+    folder = _hostile_copy(tmp_path)
+    assert main(["compare", str(folder), "--a", HOSTILE[0], "--b", HOSTILE[3], "--k", "2", "--format", "csv",
+                 "--resamples", "99"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows and all((r["agent_a"], r["agent_b"], r["k"]) == ("'" + HOSTILE[0], "'" + HOSTILE[3], "2") for r in rows)
+    _assert_inert(out)
+    table = compare(tauk.load(SAMPLE), a="atlas-large", b="baseline", resamples=99).summary()
+    rec = table.records()[0]
+    assert (rec["agent_a"], rec["agent_b"], rec["k"]) == ("atlas-large", "baseline", 1)
+    assert "agent_a" not in table.to_text() and "agent_a" not in table.to_markdown()  # the title says it there
+
+
+def test_the_scores_csv_is_inert(tmp_path, capsys):
+    """``tauk score --out FILE.csv`` writes every simulation with its agent label, task id and reasons — untrusted
+    text like the tables' — through the same guard; numbers stay numbers, lists stay JSON."""
+    folder = _hostile_copy(tmp_path, "*_airline.json")
+    out = tmp_path / "scores.csv"
+    assert main(["score", str(folder), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    text = out.read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {"'" + HOSTILE[0], "'" + HOSTILE[3]} <= {r["agent"] for r in rows}
+    _assert_inert(text)
+    assert all(_is_number(r["trial"]) for r in rows)

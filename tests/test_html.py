@@ -389,3 +389,35 @@ def test_cli_report_html(tmp_path, capsys):
     assert text.count("<table") >= len(list((out / "tables").glob("*.md")))  # every table the report wrote
     shown = sorted(re.findall(r"simulation ([0-9a-f-]{36}) ·", text))
     assert shown == _expected(tauk.load(one).trials, failed=True, termination="max_steps")
+
+
+BIDI = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: the text after it, to the end of the line, is drawn reversed
+
+
+def test_bidi_overrides_in_untrusted_text_are_shown_not_obeyed(tmp_path):
+    """A task id, an agent label or a message holding a bidi override cannot reverse the rest of a line (the viewer's
+    summary line "task … · trial … · reward …", a note, a header): every HTML renderer shows it as ``\\u202e``."""
+    import polars as pl
+
+    from tauk.table import SummaryTable
+    from tauk.widgets import render_trajectory
+
+    d = json.loads(SAMPLE.read_text())
+    sim = next(s for s in d["simulations"] if not is_success(s["reward_info"]["reward"]))
+    sim["messages"][1]["content"] = f"hello {BIDI}1 drawer"
+    task = next(t for t in d["tasks"] if t["id"] == sim["task_id"])
+    new_id = f"t{BIDI}7"
+    for s in [s for s in d["simulations"] if s["task_id"] == task["id"]]:
+        s["task_id"] = new_id
+    task["id"] = new_id
+    f = tmp_path / "bidi_airline.json"
+    f.write_text(json.dumps(d))
+    res = tauk.load(f, agent=f"agent{BIDI}x")
+    page = write_report(tmp_path / "bidi.html", res, title=f"t{BIDI}", failed=True).read_text()
+    table = SummaryTable.build(f"t{BIDI}", ["agent"], [[f"a{BIDI}b"]], notes=[f"n{BIDI}o"])._repr_html_()
+    one = res.trials.filter(pl.col("task_id") == new_id).row(0, named=True)
+    traj = render_trajectory(res.messages.filter(pl.col("simulation_id") == one["simulation_id"]), trial=one)
+    for name, text in (("page", page), ("table", table), ("trajectory", traj)):
+        assert BIDI not in text, name
+        assert "\\u202e" in text, name  # shown, not dropped
+    assert "task t\\u202e7 · trial" in page and "hello \\u202e1 drawer" in page

@@ -192,6 +192,15 @@ def test_escape_label():
         assert shown == s.replace("\n", " ")
 
 
+
+def test_a_bidi_override_in_a_label_cannot_reverse_the_numbers_after_it():
+    """matplotlib (with libraqm) applies the bidi algorithm: a task id holding U+202E drew the rest of its tick label
+    reversed: "t<U+202E>7  2/4" as "t4/2  7". Such characters (embeddings, overrides, isolates) are shown as U+FFFD like
+    the other control characters."""
+    for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        assert tp.escape_label(f"t{ch}7  2/4") == "t\ufffd7  2/4"
+
+
 def test_untrusted_names_render_in_every_figure(evil):
     s_ad = summarize(evil, by=("agent", "domain"), resamples=99)
     s_ag = summarize(evil, by="agent", resamples=99, pool_setups=True)

@@ -76,6 +76,65 @@ def test_terminal_text_has_no_control_characters(nasty_trials):
     assert terminal_safe("a\u202eb") == "a\\u202eb"
 
 
+
+def test_terminal_columns_line_up_with_wide_and_combining_characters():
+    """A terminal draws a CJK character or an emoji two columns wide and a combining accent in none: the columns
+    after such a label still start at one place (measured in display columns, not code points)."""
+    import unicodedata
+
+    def cols(text: str) -> int:
+        return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+                   for ch in text)  # fmt: skip
+
+    t = SummaryTable.build("t", ["agent", "n"], [["模型-😀", 1], ["e\u0301te\u0301", 22], ["plain-ascii", 333]])
+    lines = t.to_text().splitlines()[2:]
+    ends = {cols(ln) for ln in lines if ln and not ln.startswith("-")}
+    assert len(ends) == 1, lines  # every row (and the header) ends in the same column: numbers right-aligned
+    assert cols(lines[1]) == max(map(cols, lines[:1] + lines[2:]))  # the rule is as wide as the rows
+
+
+def test_a_left_out_prefix_is_shown_as_the_cells_show_it():
+    """The note naming a common prefix left out shows a control character the way the cells do (``\\n``), not
+    escaped twice (``\\\\n``)."""
+    t = SummaryTable.build("t", ["setup", "n"], [["user\nx/" + "a" * 50, 1], ["user\nx/" + "b" * 50, 2]])
+    text = t.to_text()
+    assert "common prefix 'user\\nx/'" in text, text
+
+
+@pytest.mark.filterwarnings("ignore:.*unknown termination reasons kept:tauk.LoadWarning")
+def test_errors_and_warnings_on_stderr_have_no_control_characters(tmp_path, capsys):
+    """A message naming untrusted text (an unknown termination reason listed among the choices of --termination,
+    the load warning naming it, the agent labels of an error, a lenient load's report) prints it made visible."""
+    import json
+
+    doc = json.loads((SAMPLE / "baseline_airline.json").read_text())
+    doc["simulations"][0]["termination_reason"] = "weird\x1b[2J\u202e reason"
+    doc["info"]["agent_info"]["llm"] = "red\x1b[31m"
+    (tmp_path / "baseline_airline.json").write_text(json.dumps(doc))
+    (tmp_path / "broken_retail.json").write_text("{\"info\": \x1b[31m")
+    for argv, status in ((["summary", str(tmp_path / "baseline_airline.json"), "--termination", "zzz"], 2),
+                         (["compare", str(tmp_path / "baseline_airline.json"), "--a", "nope", "--b", "x"], 2),
+                         (["summary", str(tmp_path), "--lenient", "--ci", "0"], 0)):  # fmt: skip
+        assert main(argv) == status, argv
+        err = capsys.readouterr().err
+        assert "tauk: " in err and not re.search(r"[\x00-\x09\x0b-\x1f\x7f\u202a-\u202e]", err), (argv, err)
+        assert "\\x1b" in err, (argv, err)  # shown, not dropped
+
+
+def test_json_on_the_terminal_has_no_raw_control_characters(tmp_path, capsys):
+    """``--format json`` is printed too: JSON escapes C0 controls itself, but C1 controls (U+009B is a terminal's
+    CSI), line separators and bidi overrides went out raw; now as ``\\uXXXX`` escapes, the same JSON value."""
+    import json
+
+    name = "red\x9b31m\u202eT\u2028x"
+    doc = json.loads((SAMPLE / "baseline_airline.json").read_text())
+    doc["info"]["agent_info"]["llm"] = name
+    (tmp_path / "baseline_airline.json").write_text(json.dumps(doc))
+    assert main(["summary", str(tmp_path), "--by", "agent", "--ci", "0", "--format", "json", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", out)
+    assert {r["agent"] for r in json.loads(out)} == {name}  # the same value
+
 # ---- Markdown ----------------------------------------------------------------------------------------------------
 def test_markdown_cells_cannot_escape(nasty_trials):
     md = tauk.stats.summarize(nasty_trials, by="agent", ci=None, pool_setups=True).summary().to_markdown()
@@ -85,6 +144,18 @@ def test_markdown_cells_cannot_escape(nasty_trials):
     assert "<img" not in md and "](http" not in md.replace("\\](http", "")
     assert "\r" not in md and "\x1b" not in md
     assert markdown_escape("a*b_c") == "a\\*b_c"
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("cost $x_1$ and $y$", "cost \\$x_1\\$ and \\$y\\$"),  # GitHub renders $…$ as math
+    ("~~old~~ ~new~", "\\~\\~old\\~\\~ \\~new\\~"),  # GitHub strikes through ~…~ and ~~…~~
+    ("_draft_ __init__", "\\_draft\\_ \\_\\_init\\_\\_"),  # _ at a word's edge emphasises
+    ("gpt_4o_mini p_t ~ Beta", "gpt_4o_mini p_t ~ Beta"),  # inside a word, or ~ between spaces: inert, kept
+])  # fmt: skip
+def test_markdown_names_are_not_math_strikethrough_or_emphasis(name, shown):
+    assert markdown_escape(name) == shown
+    md = SummaryTable.build("t", ["agent", "n"], [[name, 1]]).to_markdown()
+    assert f"| {shown} | 1 |" in md
 
 
 def test_report_markdown_escapes_agent_names(tmp_path, nasty_trials):
@@ -189,3 +260,40 @@ def test_text_labels_keep_what_differs_never_cut_in_the_middle():
                                                    ["results/2025/run-normal/x.json", 2]])  # fmt: skip
     out = paths.to_text(max_label=12)
     assert "run-solo" in out and "run-normal" in out and "common prefix 'results/2025/'" in out
+
+
+UNICODE_NAMES = ["模型-ü-😀", "Ελληνικά", "модель", "ąę «x»", "e\u0301té", "ok-ASCII"]
+
+
+def test_latex_tables_compile_whatever_the_script_of_a_name(tmp_path, pdflatex):
+    """Names in any script (CJK, emoji, Cyrillic, Greek, T1-only letters, a combining accent) compile in a stock
+    ``article`` (OT1, pdflatex's utf8): what it cannot typeset is shown as its code point, never passed raw."""
+    from conftest import compile_latex_tables
+    from tauk.table import LATEX_WIDTH_PT
+    from tauk.table._format import _PDFLATEX_TEXT
+
+    passed = "".join(chr(c) for c in range(0x20, 0x2500) if _PDFLATEX_TEXT.match(chr(c)))  # every one kept raw
+    t = SummaryTable.build("pass^1 of 模型", ["agent", "n"], [[n, i] for i, n in enumerate(UNICODE_NAMES)],
+                           notes=["note on модель 😀", " ".join(passed[i:i + 20] for i in range(0, len(passed), 20))],
+                           label="tab:unicode")  # fmt: skip
+    tex = tmp_path / "unicode.tex"
+    tex.write_text(t.to_latex(), encoding="utf-8")
+    assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []
+    text = tex.read_text(encoding="utf-8")
+    assert "U+6A21" in text and "U+1F600" in text and "ü" in text and "ok-ASCII" in text
+    assert latex_escape("é ü ß – —") == "é ü ß – —"  # what pdflatex typesets stays as it is
+
+
+
+def test_a_caption_of_long_model_names_breaks_after_their_separators(tmp_path, pdflatex):
+    """A comparison's caption names both agents; names joined by "_" or ":" (no space, no hyphen) broke nowhere and
+    stuck out of the column."""
+    from conftest import compile_latex_tables
+    from tauk.table import LATEX_WIDTH_PT
+
+    a, b = "claude_3_5_sonnet_20241022_with_tools_v2", "my_org/qwen2_5_72b_instruct_tau2_sft_retail"
+    t = SummaryTable.build(f"{a} vs {b}", ["setup", "n"], [["airline", 1]], label="tab:long")
+    tex = tmp_path / "long.tex"
+    tex.write_text(t.to_latex(), encoding="utf-8")
+    assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []
+    assert "\\allowbreak" not in SummaryTable.build("pass^k summary", ["x"], [[1]]).to_latex()  # as before

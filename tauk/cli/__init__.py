@@ -148,8 +148,10 @@ def _run(args: argparse.Namespace) -> int:
             warnings.simplefilter("default")
             warnings.showwarning = _one_line_warning
             return int(args.func(args) or 0)
-    except TaukError as exc:
-        sys.stderr.write(f"tauk: error: {exc}\n")
+    except TaukError as exc:  # it may quote the logs (labels, reasons): control characters made visible
+        from tauk.cli._common import safe_lines
+
+        sys.stderr.write(f"tauk: error: {safe_lines(exc)}\n")
         return 2
     except MemoryError:
         sys.stderr.write("tauk: error: not enough memory; free memory, load fewer files at once, or ingest them "

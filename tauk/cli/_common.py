@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -26,9 +27,22 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+def safe_lines(text: Any) -> str:
+    """A message for stderr whose text may quote the logs (agent labels, reasons, file contents): each line's control
+    characters made visible (:func:`tauk.table.terminal_safe`), the lines kept."""
+    from tauk.table import terminal_safe
+
+    return "\n".join(terminal_safe(line) for line in str(text).split("\n"))
+
+
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def print_json(obj: Any) -> None:
-    """Write ``obj`` as indented JSON (NaN and ±inf as null) to stdout."""
-    sys.stdout.write(json.dumps(_jsonable(obj), indent=2, ensure_ascii=False) + "\n")
+    """Write ``obj`` as indented JSON (NaN and ±inf as null) to stdout; DEL, C1 controls, line separators and bidi
+    overrides (which JSON leaves raw, and a terminal obeys) as ``\\uXXXX`` escapes — the same JSON value."""
+    text = json.dumps(_jsonable(obj), indent=2, ensure_ascii=False)
+    sys.stdout.write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n")
 
 
 def parse_inputs(paths: Sequence[str], labels: Sequence[str] = ()) -> Any:
@@ -77,10 +91,10 @@ def load_inputs(args: argparse.Namespace):
     if quiet:
         return res
     if args.lenient and not res.report.ok:
-        sys.stderr.write(f"tauk: {res.report}\n")
+        sys.stderr.write(f"tauk: {safe_lines(res.report)}\n")
     else:
         for w in caught:  # one line each, not Python's warning format
-            sys.stderr.write(f"tauk: warning: {w.message}\n")
+            sys.stderr.write(f"tauk: warning: {safe_lines(w.message)}\n")
     return res
 
 

@@ -10,7 +10,15 @@ from typing import Any
 
 import polars as pl
 
-from tauk.cli._common import add_format_args, add_load_args, frame_table, load_inputs, print_json, write_table
+from tauk.cli._common import (
+    add_format_args,
+    add_load_args,
+    frame_table,
+    load_inputs,
+    print_json,
+    safe_lines,
+    write_table,
+)
 
 
 def replayed_frame(res: Any, args: argparse.Namespace) -> Any:
@@ -51,7 +59,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         a = audit(res, tasks=args.tasks, replay=replayed_frame(res, args))
     for w in caught:
         if issubclass(w.category, RegradeWarning):
-            sys.stderr.write(f"tauk: warning: {w.message}\n")
+            sys.stderr.write(f"tauk: warning: {safe_lines(w.message)}\n")
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     regrade = a.regrade()

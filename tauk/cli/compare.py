@@ -111,7 +111,8 @@ def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequen
     empty = [r for r in recs if not r["n_tasks"]]
     if empty:
         notes.append(f"{len(empty)} group(s) without a shared task are not shown")
-    return SummaryTable.build(f"{a} vs {b}", cols, rows, notes, fields=fields, keys=max(len(by), 1))
+    return SummaryTable.build(f"{a} vs {b}", cols, rows, notes, fields=fields, keys=max(len(by), 1),
+                              context=[("agent_a", a), ("agent_b", b), ("k", k)])  # fmt: skip
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ from tauk.cli._common import (
     ci_level,
     load_inputs,
     parse_ks,
+    safe_lines,
     split_list,
 )
 from tauk.cli._select import add_selection_args, selection_of
@@ -44,7 +45,7 @@ def cmd_html(args: argparse.Namespace) -> int:
         try:
             figures.append(("pass^k against k per group (" + ", ".join(by) + ")", pass_k_curve(s)))
         except TaukError as exc:
-            sys.stderr.write(f"tauk: warning: no pass^k figure: {exc}\n")
+            sys.stderr.write(f"tauk: warning: no pass^k figure: {safe_lines(exc)}\n")
         label = th.selection_label(**sel) or "every simulation"
         notes = [f"The summary and the figure cover every loaded simulation; the viewer shows {label}."]
         caps = {name: (default if given is None else (None if given == 0 else given))
@@ -57,7 +58,7 @@ def cmd_html(args: argparse.Namespace) -> int:
         text = str(w.message).splitlines()[0] if str(w.message) else type(w.message).__name__
         if text not in seen and not issubclass(w.category, DeprecationWarning):
             seen.add(text)
-            sys.stderr.write(f"tauk: warning: {text}\n")
+            sys.stderr.write(f"tauk: warning: {safe_lines(text)}\n")
     size = path.stat().st_size
     print(f"tauk html: wrote {path} ({size / 1024:.0f} KiB)")
     return 0

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from tauk.cli._common import safe_lines
 from tauk.errors import LoadWarning
 
 ALLOCATOR = "dirty_decay_ms:0,muzzy_decay_ms:0"
@@ -41,7 +42,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                         wait=args.wait)  # fmt: skip
     if not args.quiet:
         for w in caught if not args.lenient else ():
-            sys.stderr.write(f"tauk: warning: {w.message}\n")
+            sys.stderr.write(f"tauk: warning: {safe_lines(w.message)}\n")
     print(str(report) if args.lenient or not report.ok else str(report).split("\n", 1)[0])
     return 0
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import math
 import re
 import tempfile
@@ -36,7 +35,7 @@ from typing import Any
 import polars as pl
 
 from tauk.errors import TaukError
-from tauk.table import SummaryTable
+from tauk.table import SummaryTable, html_escape
 
 __all__ = ["Page", "esc", "figure_svg", "table_html", "FigureLike", "SCRIPT"]
 
@@ -45,12 +44,13 @@ FigureLike = Any
 
 
 def esc(value: Any) -> str:
-    """HTML-escape anything (``None`` → empty string), quotes too, so it is safe in text and in attributes.
+    """HTML-escape anything (``None`` → empty string), quotes too, so it is safe in text and in attributes; bidi
+    overrides shown, not obeyed (:func:`tauk.table.html_escape`).
 
     >>> esc("<script>alert('x')</script>")
     '&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;'
     """
-    return "" if value is None else html.escape(str(value), quote=True)
+    return html_escape(value)
 
 
 # ------------------------------------------------------------------------------------------------ tables

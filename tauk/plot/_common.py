@@ -35,7 +35,7 @@ LABEL_SEP = " · "
 
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\t\v\f\x85\u2028\u2029]")
-_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")  # bidi too: matplotlib obeys them
 _MAX_LABEL = 80
 
 
@@ -45,7 +45,8 @@ def escape_label(value: Any, *, width: int | None = None) -> str:
     * ``$`` becomes ``\$``: matplotlib shows a dollar sign instead of parsing ``$...$`` as mathtext (which fails
       on unknown symbols such as ``$\x$`` and would otherwise take down a whole report);
     * newlines, tabs and other line breaks become spaces and other control characters U+FFFD, so a label stays
-      on its line;
+      on its line; so do bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which matplotlib
+      obeys: one in a task id would draw the rest of its label, a count or a score, reversed;
     * a leading ``_`` is kept visible (matplotlib's legends skip labels starting with an underscore);
     * ``None`` is shown as ``—``; a label longer than ``width`` characters (default 80) is wrapped over lines of at
       most ``width`` (:func:`wrap_label`: after a separator where it can), never cut in the middle — what tells two

@@ -2,18 +2,20 @@
 
 One function per target: :func:`terminal_safe` (terminal text: control characters made visible),
 :func:`markdown_escape` (GitHub Markdown and the HTML it becomes), :func:`latex_escape` (LaTeX specials and the
-symbols pdflatex does not know) and :func:`csv_safe` (no formula a spreadsheet would evaluate); HTML goes through
-:func:`html.escape`.
+symbols pdflatex does not know) and :func:`csv_safe` (no formula a spreadsheet would evaluate) and :func:`html_escape` (HTML text and attributes:
+:func:`html.escape`, bidi overrides shown).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Interval", "csv_safe", "distinct_labels", "fmt", "latex_escape", "markdown_escape", "terminal_safe"]
+__all__ = ["Interval", "csv_safe", "distinct_labels", "fmt", "html_escape", "latex_escape", "markdown_escape",
+           "terminal_safe"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,24 @@ def terminal_safe(text: Any) -> str:
     return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1] if m.group(0) != "\x7f" else "\\x7f", str(text))
 
 
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+
+
+def html_escape(text: Any) -> str:
+    """Text safe in HTML text and attributes: ``& < > " '`` as entities (:func:`html.escape`), and the bidi
+    embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) shown as ``\\u202e`` like the terminal shows
+    them: obeyed, one in a task id would draw the rest of its line reversed (``None`` → empty string).
+
+    >>> html_escape("<b>t\u202e7</b> · reward 0")
+    '&lt;b&gt;t\\\\u202e7&lt;/b&gt; · reward 0'
+    """
+    if text is None:
+        return ""
+    import html  # loaded when a page or a notebook renders one (not at every start)
+
+    return _BIDI.sub(lambda m: f"\\u{ord(m.group(0)):04x}", html.escape(str(text), quote=True))
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -81,21 +101,28 @@ def csv_safe(text: Any) -> str:
     return "'" + s if raw.startswith(_FORMULA_START) or s.startswith(_FORMULA_START) else s
 
 
-_MD_SPECIAL = re.compile(r"([\\`*\[\]|!])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|!$])")
+# "_" and "~" open or close emphasis / strikethrough only at a word's edge: "_" between two letters or digits
+# ("gpt_4o") and "~" between two spaces ("p ~ Beta") stay as they are, so that names and notes read as written
+_MD_EDGE = re.compile(r"_(?![^\W_])|(?<![^\W_])_|~(?!\s)|(?<!\s)~")
 
 
 def markdown_escape(text: Any) -> str:
     """Text safe inside a Markdown table cell (and the HTML it becomes): ``& < >`` as entities so no tag forms,
-    ``\\ ` * [ ] | !`` escaped so no cell break, link, image, code span or emphasis forms, line breaks folded and
-    other control characters dropped (``_`` inside names is left as it is: it does not emphasise mid-word).
+    ``\\ ` * [ ] | ! $`` escaped so no cell break, link, image, code span, emphasis or math (GitHub renders
+    ``$…$``) forms, ``_`` and ``~`` escaped at a word's edge so no emphasis or strikethrough forms (inside a word,
+    ``gpt_4o``, they stay as they are), line breaks folded and other control characters dropped.
 
     >>> print(markdown_escape("![x](http://e.vil) <img onerror=1> a|b\\r\\nc"))
     \\!\\[x\\](http://e.vil) &lt;img onerror=1&gt; a\\|b c
+    >>> print(markdown_escape("$x_1$ _draft_ ~~old~~ gpt_4o p ~ q"))
+    \\$x_1\\$ \\_draft\\_ \\~\\~old\\~\\~ gpt_4o p ~ q
     """
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = re.sub(r"[\r\n\u2028\u2029]+", " ", s)
     s = _CONTROL.sub("", s)
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return _MD_EDGE.sub(lambda m: "\\" + m.group(0), s)
 
 
 _LATEX_SPECIAL = {
@@ -135,16 +162,44 @@ _LATEX_SPECIAL = {
 }
 
 
+# What pdflatex typesets in a stock document (article, OT1, the kernel's utf8): printable ASCII and these, measured
+# one character a line with TeX Live 2022 (tests/test_tables.py compiles every one of them). Any other character
+# (CJK, emoji, Cyrillic, T1-only letters such as «ą») stops pdflatex with "Unicode character … not set up".
+_PDFLATEX_TEXT = re.compile(
+    "[\x20-\x7e\xa0-\xaa\xac\xae-\xba\xbc-\xcf\xd1-\xdd\xdf-\xef\xf1-\xfd\xff-\u0103\u0106-\u010f\u0112-\u0117"
+    "\u011a-\u0125\u0128-\u012d\u0130-\u0137\u0139-\u013e\u0141-\u0148\u014c-\u0165\u0168-\u0171\u0174-\u017e\u0192"
+    "\u01c4-\u01d4\u01e2-\u01e3\u01e6-\u01e9\u01f0\u01f4-\u01f5\u0218-\u021b\u0232-\u0233\u0237\u02c6-\u02c7"
+    "\u02d8-\u02d9\u02dc-\u02dd\u0e3f\u1e02-\u1e03\u1e0d\u1e1e-\u1e21\u1e25\u1e30-\u1e31\u1e37\u1e43\u1e45\u1e47"
+    "\u1e5b\u1e63\u1e6d\u1e8e-\u1e91\u1e9e\u1ef2-\u1ef3\u2010-\u2016\u2018-\u2019\u201c-\u201d\u2020-\u2022\u2026"
+    "\u2030-\u2031\u203b\u203d\u2044\u204e\u2052\u20a1\u20a4\u20a6\u20a9\u20ab-\u20ac\u20b1\u2103\u2116-\u2117"
+    "\u211e\u2120\u2122\u2126-\u2127\u212e\u2190-\u2193\u2329-\u232a\u2422-\u2423]"
+)
+
+
+def _latex_char(ch: str) -> str:
+    """One character for pdflatex: a special escaped, a control character dropped, one pdflatex cannot typeset
+    shown as its code point (``\\texttt{U+6A21}``: the name stays legible and tells apart from others)."""
+    if ch in _LATEX_SPECIAL:
+        return _LATEX_SPECIAL[ch]
+    if _PDFLATEX_TEXT.match(ch) or ch == _MARK:
+        return ch
+    if _CONTROL.match(ch):
+        return ""
+    return rf"\texttt{{U+{ord(ch):04X}}}"
+
+
 def latex_escape(text: Any) -> str:
-    r"""Escape LaTeX's special characters in ``text`` (line breaks become spaces, control characters dropped).
+    r"""Escape LaTeX's special characters in ``text`` (line breaks become spaces, control characters dropped,
+    characters pdflatex cannot typeset in a stock document shown as their code point, after NFC composition).
 
     Examples
     --------
     >>> print(latex_escape("pass^1 of gpt_4 (50%)"))
     pass\textasciicircum{}1 of gpt\_4 (50\%)
+    >>> print(latex_escape("模型-ü"))
+    \texttt{U+6A21}\texttt{U+578B}-ü
     """
-    s = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
-    return _CONTROL.sub("", s)
+    return "".join(_latex_char(ch) for ch in unicodedata.normalize("NFC", str(text)))
 
 
 _latex_escape = latex_escape  # the old private name
@@ -160,6 +215,15 @@ def _breakable(text: str) -> str:
     s = _BREAK_AFTER.sub(lambda m: m.group(0) + _MARK, text)
     s = _LONG_WORD.sub(lambda m: _MARK.join(m.group(0)[i : i + 8] for i in range(0, len(m.group(0)), 8)), s)
     return latex_escape(s).replace(_MARK, r"\allowbreak{}")
+
+
+_INNER_BREAK = re.compile(r"(?<=[_./:|,;=+#·×])(?=\S)")
+
+
+def _caption(text: str) -> str:
+    """``text`` escaped for LaTeX, allowed to break after a separator inside a word (``claude_3_5``, ``org/model``,
+    ``ft:gpt``), where TeX does not break by itself; spaces and hyphens are left to TeX."""
+    return latex_escape(_INNER_BREAK.sub(_MARK, text)).replace(_MARK, r"\allowbreak{}")
 
 
 def _shorten(text: str, width: int) -> str:

@@ -8,16 +8,21 @@ import io
 import math
 import re
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._format import (
+    _LATEX_SPECIAL,
+    _PDFLATEX_TEXT,
     Interval,
     _breakable,
+    _caption,
     csv_safe,
     distinct_labels,
     fmt,
+    html_escape,
     latex_escape,
     markdown_escape,
     terminal_safe,
@@ -48,8 +53,24 @@ def _text_pt(text: str) -> float:
     """The width of ``text`` at 8 pt, an over-estimate (for fitting a table, never for typesetting)."""
     w = 0.0
     for ch in text:
+        if not (_PDFLATEX_TEXT.match(ch) or ch in _LATEX_SPECIAL or ch.isspace()):  # typeset as its code point: U+XXXX in typewriter
+            w += 4.3 * (len(f"{ord(ch):04X}") + 2)
+            continue
         w += 2.6 if ch in _NARROW else 7.6 if ch in _WIDE else 6.6 if ch.isupper() else 4.7
     return w
+
+
+def _cols(text: str) -> int:
+    """The columns ``text`` takes on a terminal: a wide (CJK, emoji) character two, a combining mark none."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, left: bool) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns, on the right (``left``) or on the left."""
+    fill = " " * max(0, width - _cols(text))
+    return text + fill if left else fill + text
 
 
 _HEAD_PT = 40.0  # a header is stacked over lines no narrower than this
@@ -103,7 +124,9 @@ class SummaryTable:
     columns (CSV, :meth:`to_frame`, :meth:`records`; default: the display names). ``keys``: how many leading
     columns identify a row (repeated when a wide text table is split into blocks). ``align``: one ``"l"``/``"r"``
     per column for text (default: labels left, numbers right). ``label``: the LaTeX ``\\label`` (default from the
-    title).
+    title). ``context``: ``(field, value)`` pairs every row shares that the title and headers carry for a reader
+    (which agents a comparison is of, its k), written as leading columns where there is no title: CSV,
+    :meth:`to_frame`, :meth:`records`.
 
     Examples
     --------
@@ -126,6 +149,7 @@ class SummaryTable:
     fields: tuple[str, ...] = ()
     keys: int = 1
     label: str | None = None
+    context: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def build(
@@ -140,12 +164,13 @@ class SummaryTable:
         fields: Sequence[str] = (),
         keys: int = 1,
         label: str | None = None,
+        context: Sequence[tuple[str, Any]] = (),
     ) -> SummaryTable:
         """Build a table from any sequences (see the class docs for the options)."""
         if fields and len(fields) != len(columns):
             raise ValueError("fields must name every column")
         return cls(title, tuple(columns), tuple(tuple(r) for r in rows), tuple(notes), digits, tuple(align),
-                   tuple(fields), keys, label)  # fmt: skip
+                   tuple(fields), keys, label, tuple(context))  # fmt: skip
 
     # -- cells --------------------------------------------------------------------------------------------------
     @property
@@ -191,21 +216,20 @@ class SummaryTable:
         label_notes: list[str] = []
         if not wide:
             cells, label_notes = self._fit_labels(cells, max_label)
-        widths = [len(c) for c in cols]
+        widths = [_cols(c) for c in cols]
         for row in cells:
-            widths = [max(w, len(c)) for w, c in zip(widths, row)]
+            widths = [max(w, _cols(c)) for w, c in zip(widths, row)]
         left = self._left()
         title = terminal_safe(self.title)
-        out = [title, "=" * max(len(title), 1)]
+        out = [title, "=" * max(_cols(title), 1)]
         blocks = [list(range(len(cols)))] if wide else self._blocks(widths, width)
         for b, block in enumerate(blocks):
             if b:
                 out.append("")
-            line = "  ".join(cols[i].ljust(widths[i]) if left[i] else cols[i].rjust(widths[i]) for i in block)
-            out += [line.rstrip(), "-" * len(line)]
+            line = "  ".join(_pad(cols[i], widths[i], left[i]) for i in block)
+            out += [line.rstrip(), "-" * _cols(line)]
             for row in cells:
-                out.append("  ".join(row[i].ljust(widths[i]) if left[i] else row[i].rjust(widths[i])
-                                     for i in block).rstrip())  # fmt: skip
+                out.append("  ".join(_pad(row[i], widths[i], left[i]) for i in block).rstrip())
         for n in [*label_notes, *self.notes]:  # wrapped at the same width, continuation lines indented under the text
             note = f"* {terminal_safe(n)}"
             out += [note] if wide else textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False,
@@ -226,7 +250,7 @@ class SummaryTable:
             name = terminal_safe(self.columns[i])
             short, pre, suf = distinct_labels(column)
             if pre or suf:
-                dropped = " and ".join(x for x in (f"prefix {pre!r}" if pre else "", f"suffix {suf!r}" if suf else "")
+                dropped = " and ".join(x for x in (f"prefix '{pre}'" if pre else "", f"suffix '{suf}'" if suf else "")
                                        if x)  # fmt: skip
                 notes.append(f"{name}: the common {dropped} left out")
                 column = short
@@ -279,7 +303,7 @@ class SummaryTable:
     def _flat(self, digits: int | None) -> tuple[list[str], list[list[Any]]]:
         """Field names and raw values, intervals expanded into three columns, floats rounded to ``digits``."""
         has_interval = [any(isinstance(r[i], Interval) for r in self.rows) for i in range(len(self.columns))]
-        names: list[str] = []
+        names: list[str] = [name for name, _ in self.context]
         for name, iv in zip(self.field_names, has_interval):
             names += [name, f"{name}_ci_low", f"{name}_ci_high"] if iv else [name]
 
@@ -292,7 +316,7 @@ class SummaryTable:
 
         rows = []
         for row in self.rows:
-            flat: list[Any] = []
+            flat: list[Any] = [num(v) for _, v in self.context]
             for v, iv in zip(row, has_interval):
                 if iv:
                     x = v if isinstance(v, Interval) else Interval(v)
@@ -328,9 +352,7 @@ class SummaryTable:
 
     # -- HTML -------------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
-        import html  # loaded when a notebook renders one (not at every start)
-
-        esc = html.escape
+        esc = html_escape
         head = "".join(f"<th>{esc(c)}</th>" for c in self.columns)
         body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self._cells())
         notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
@@ -418,7 +440,8 @@ class SummaryTable:
         chunks = [self.rows[j:j + per] for j in range(0, len(self.rows), per)] or [[]]
         lines = ["% needs \\usepackage{" + ",".join(LATEX_PACKAGES) + "}"]
         for c, rows in enumerate(chunks):
-            title = latex_escape(self.title) + (f" (continued, {c + 1} of {len(chunks)})" if c else "")
+            # a caption of names joined by "_" or ":" may break after them (TeX breaks only at spaces and hyphens)
+            title = _caption(self.title) + (f" (continued, {c + 1} of {len(chunks)})" if c else "")
             lines += [
                 r"\begin{table}[tbp]",
                 r"\centering",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import html
 import io
 from typing import Any
 
@@ -11,13 +10,15 @@ import ipywidgets as w
 import polars as pl
 
 from tauk.errors import TaukError
+from tauk.table import html_escape
 
 __all__ = ["esc", "show_figure", "show_html", "show_text", "WidgetBase", "trials_of", "check_choice"]
 
 
 def esc(value: Any) -> str:
-    """HTML-escape anything (``None`` → empty string); quotes too, so the result is safe inside attributes."""
-    return "" if value is None else html.escape(str(value), quote=True)
+    """HTML-escape anything (``None`` → empty string); quotes too, so the result is safe inside attributes; bidi
+    overrides shown, not obeyed (:func:`tauk.table.html_escape`)."""
+    return html_escape(value)
 
 
 def trials_of(results: Any, what: str, needs: tuple[str, ...] = ()) -> pl.DataFrame:

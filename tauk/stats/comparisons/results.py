@@ -224,7 +224,8 @@ class Comparison:
             notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
         fields = [*self.by, "n_tasks", "estimate_a", "estimate_b", "difference", "ci_low", "ci_high", "p_value",
                   "p_signflip", "p_mcnemar"]  # fmt: skip
-        return SummaryTable.build(f"{self.a} vs {self.b}", cols, rows, notes, fields=fields, keys=max(len(self.by), 1))
+        return SummaryTable.build(f"{self.a} vs {self.b}", cols, rows, notes, fields=fields, keys=max(len(self.by), 1),
+                                  context=[("agent_a", self.a), ("agent_b", self.b), ("k", self.k)])  # fmt: skip
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
