@@ -99,7 +99,12 @@ def test_real_paired_comparison_ft_vs_base(shared_data, expected, split):
     res = _load([shared_data / fa, shared_data / fb])
     agents = res.runs["agent"].to_list()
     ft = next(a for a in agents if a.startswith("ft"))
-    c = compare(res, ft, "gpt-4.1", resamples=1999)
+    # telecom-solo-test: the two runs come from two τ²-bench commits (two setups): not paired unless asked
+    pool = res.runs["setup"].n_unique() > 1
+    if pool:
+        apart = compare(res, ft, "gpt-4.1", ci=None)
+        assert "setup" in apart.by and set(apart.to_frame()["n_tasks"].to_list()) == {0}
+    c = compare(res, ft, "gpt-4.1", resamples=1999, pool_setups=pool)
     r = c.row()
     ea, eb = expected[fa], expected[fb]
     assert r["n_tasks"] == ea["n_tasks"] == eb["n_tasks"]
