@@ -69,3 +69,7 @@ def test_agents_in_different_setups_are_not_paired_and_it_is_said(capsys, shared
     assert "has no trial here (the agents ran in different setups" in err
     (pooled,) = _run(capsys, f"tb={tb}", f"t2={t2}", "--a", "tb", "--b", "t2", "--pool-setups")
     assert pooled["n_tasks"] > 0 and "setup" not in pooled
+    # asked to pool: the table says over which setups and how they differ
+    assert main(["compare", f"tb={tb}", f"t2={t2}", "--a", "tb", "--b", "t2", "--pool-setups", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "pooled over 2 setups that differ in" in out and "evaluator_version" in out

@@ -87,7 +87,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print_json(recs)
     else:
         shown_by = [*(by or []), *(["setup"] if recs and "setup" in recs[0] and "setup" not in (by or []) else [])]
-        write_table(compare_table(recs, args.a, args.b, args.k, shown_by, args), args)
+        table = compare_table(recs, args.a, args.b, args.k, shown_by, args)
+        if args.pool_setups:  # asked to pool: say over which setups (and what differs between them)
+            from dataclasses import replace
+
+            from tauk.io.frames.runs import pooling_note
+
+            runs = res.runs.filter(res.runs["agent"].is_in([args.a, args.b]))
+            note = pooling_note(runs) if "setup" in runs.columns else None
+            if note:
+                table = replace(table, notes=(*table.notes, f"{args.a} and {args.b}: {note}"))
+        write_table(table, args)
     return 0
 
 
