@@ -297,3 +297,15 @@ def test_a_call_of_an_unknown_tool_is_no_evidence(shared_data):
     up = json.loads(UPSTREAM_DO_NOTHING.read_text())["v0.1.0_telecom_tasks"]
     flagged = [r["task_id"] for r in tauk.tasks.validity(res).records() if r["inaction_passable"]]
     assert [t for t in flagged if up[t]["reward"] is not None and up[t]["reward"] != 1.0] == []
+
+
+def test_the_table_says_the_bound_counts_unknown_tasks_as_failed(shared_data):
+    """v0.1 gpt-4.1 telecom test: most tasks' verdicts are unknown; the table's do-nothing pass^1 counts them as
+    failed, so it must give the figure if they passed (the JSON's do_nothing_pass1_max) beside it."""
+    v = tauk.tasks.validity(shared_data / "tau2" / "v0.1_gpt-4.1_telecom-test_1trial.json")
+    b = v.bounds.filter(pl.col("split").is_null()).row(0, named=True)
+    assert b["n_inaction_unknown"] > 0 and b["do_nothing_pass1_max"] > b["do_nothing_pass1"]  # the premise
+    notes = "\n".join(v.summary().notes)
+    assert f"up to {b['do_nothing_pass1_max']:.2f}" in notes and b["task_set"] in notes
+    airline = tauk.tasks.validity(shared_data / "tau2" / "v0.1_gpt-4.1_airline-test_1trial.json")
+    assert not any("up to" in n for n in airline.summary().notes)  # no unknown, no such note
