@@ -56,3 +56,20 @@ def test_k_beyond_the_trials_is_said_not_hidden(capsys):
     assert [r["n_tasks_excluded"] for r in recs] == [25, 25]
     assert all(r["n_tasks"] == 0 and r["difference"] is None for r in recs)
     assert "no shared task with at least k=5" in captured.err
+
+
+def test_agents_in_different_setups_are_not_paired_and_it_is_said(capsys, shared_data):
+    """τ-bench's airline tasks 0 … 49 are not τ²-bench's: the default does not pair them, the note says why, and
+    --pool-setups pairs them when asked."""
+    tb, t2 = shared_data / "taubench/gpt-4o_airline_4trials.json", shared_data / "tau2/v1.0_whissle_airline_1trial.json"
+    assert main(["compare", f"tb={tb}", f"t2={t2}", "--a", "tb", "--b", "t2", "--format", "json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    recs, err = json.loads(captured.out), captured.err
+    assert len(recs) == 2 and all("setup" in r and r["n_tasks"] == 0 and r["difference"] is None for r in recs)
+    assert "has no trial here (the agents ran in different setups" in err
+    (pooled,) = _run(capsys, f"tb={tb}", f"t2={t2}", "--a", "tb", "--b", "t2", "--pool-setups")
+    assert pooled["n_tasks"] > 0 and "setup" not in pooled
+    # asked to pool: the table says over which setups and how they differ
+    assert main(["compare", f"tb={tb}", f"t2={t2}", "--a", "tb", "--b", "t2", "--pool-setups", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "pooled over 2 setups that differ in" in out and "evaluator_version" in out

@@ -88,3 +88,29 @@ def test_json_records_carry_the_counters(capsys):
     for rec in recs:
         assert rec["counters"]["n_counted"] == rec["n_simulations"] - rec["infra_error_count"]
         assert rec["counters"] in lib.values()
+
+
+@pytest.mark.parametrize("name", ["tau2/v0.1_gpt-4.1_airline-test_1trial.json", "taubench/gpt-4o_airline_4trials.json"])
+def test_a_filter_keeps_the_task_definitions(capsys, shared_data, name):
+    """--task / --failed select simulations, not task definitions: the substantive figures of the kept tasks are
+    those of the whole file's verdicts, not null 'no task definitions' (which the file has)."""
+    path = str(shared_data / name)
+    (whole,) = _json(capsys, path)
+    assert whole["task_definitions"] == "embedded" and whole["n_tasks_substantive"]  # the premise
+    ids = sorted({str(s["task_id"]) for s in _sims(shared_data / name)})[:5]
+    (part,) = _json(capsys, path, "--task", ",".join(ids))
+    assert part["n_tasks"] == len(ids) and part["task_definitions"] == "embedded"
+    known = part["n_tasks_inaction_passable"] + part["n_tasks_substantive"] + part["n_tasks_inaction_unknown"]
+    assert known == len(ids) and part["pass_hat_k"]["1"]["substantive"]["n_tasks"] == part["n_tasks_substantive"]
+    (failed,) = _json(capsys, path, "--failed")
+    assert failed["task_definitions"] == "embedded" and failed["n_tasks_inaction_passable"] is not None
+
+
+def _json(capsys, *args: str) -> list[dict]:
+    assert main(["summary", *args, "--format", "json", "--quiet", "--ci", "0"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _sims(path) -> list[dict]:
+    doc = json.loads(path.read_text())
+    return doc if isinstance(doc, list) else doc["simulations"]

@@ -138,3 +138,38 @@ def test_identity_columns_on_every_shared_file(shared_data):
     # the same fields give the same key, across loads
     again = tauk.load(shared_data / TEXT).runs["setup"][0]
     assert again in runs["setup"].to_list()
+
+
+def test_agents_in_different_setups_are_not_compared_silently(shared_data, tmp_path):
+    """Two agents each in one setup, but not the same one, are not paired on their task ids unless asked: a τ-bench
+    airline run and a τ²-bench airline run share the ids 0 … 49 but not the tasks, user simulator or grader."""
+    import warnings
+
+    tb, t2 = shared_data / "taubench/gpt-4o_airline_4trials.json", shared_data / TEXT
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        res = tauk.load({"tb": tb, "t2": t2})
+    runs = res.runs
+    assert runs["setup"].n_unique() == 2 and runs["domain"].n_unique() == 1  # the premise, from the files
+    ids = [set(res.trials.filter(agent=a)["task_id"].to_list()) for a in ("tb", "t2")]
+    assert ids[0] & ids[1]  # ids that look shared
+    c = tauk.stats.compare(res, "tb", "t2", ci=None)
+    assert "setup" in c.by and all(n == 0 for n in c.to_frame()["n_tasks"].to_list())
+    mc = tauk.stats.compare_all(res, ci=None)
+    assert "setup" in mc.by and all(n == 0 for n in mc.pairs["n_tasks"].to_list())
+    pooled = tauk.stats.compare(res, "tb", "t2", ci=None, pool_setups=True).to_frame()
+    assert pooled.height == 1 and pooled["n_tasks"][0] == len(ids[0] & ids[1])  # asked: paired on the ids
+
+
+def test_agents_differing_only_in_evaluator_version_are_compared_per_setup(shared_data, tmp_path):
+    """The same split run at two τ²-bench commits by two agents: one setup each, so no silent cross-setup pair."""
+    pa = _variant(shared_data, tmp_path, "a", info={"git_commit": "121283b87f0e5e14917e9fea3a6411e90408a6e1"},
+                  suffix="-a")  # fmt: skip
+    pb = _variant(shared_data, tmp_path, "b", info={"git_commit": "c0dd2331a751ad5a721c587f9ca76e52f0951a28"},
+                  suffix="-b")  # fmt: skip
+    res = tauk.load({"A": pa, "B": pb})
+    assert set(setup_differences(res.runs)) == {"evaluator_version"}
+    rows = tauk.stats.compare(res, "A", "B", ci=None).to_frame()
+    assert "setup" in rows.columns and rows["n_tasks"].to_list() == [0, 0]
+    n_tasks = res.trials["task_id"].n_unique()
+    assert tauk.stats.compare(res, "A", "B", ci=None, pool_setups=True).to_frame()["n_tasks"].to_list() == [n_tasks]

@@ -276,3 +276,36 @@ def test_gold_actions_keep_their_file_order(shared_data):
     order = a.join(first, on=["task_set", "task_id"], how="left", maintain_order="left")
     assert order["_t"].is_sorted()
     assert order.group_by("_t", maintain_order=True).agg(ok=pl.col("action_idx").is_sorted())["ok"].all()
+
+
+def test_a_call_of_an_unknown_tool_is_no_evidence(shared_data):
+    """A solo telecom agent calls the user's device tools itself (toggle_data, reboot_device …), which tauk's table
+    does not type on the agent's side: such a simulation may have changed the state, so it tells nothing of the
+    initial one. Every evidence simulation's calls are known not to change state, and no task the recorded
+    evidence calls inaction-passable gets less than 1 from τ²-bench's own grade of doing nothing."""
+    names = [f"tau2/v0.1_{a}_{s}_1trial.json" for a in ("gpt-4.1", "ft-gpt-4.1") for s in ("telecom-test",
+                                                                                          "telecom-solo-test")]  # fmt: skip
+    res = tauk.load([shared_data / n for n in names])
+    ev = tauk.tasks.initial_env_evidence(res)
+    calls = res.tool_calls.join(ev.select("run_id", "simulation_id"), on=["run_id", "simulation_id"])
+    calls = calls.join(res.trials.select("run_id", "simulation_id", "domain"), on=["run_id", "simulation_id"])
+    typed = tauk.tasks.classify_tools(calls, recorded=res.expected_actions.select("run_id", "name", "tool_type"))
+    assert typed.filter(pl.col("state_changing").is_null() | pl.col("state_changing")).height == 0
+    solo = res.tool_calls.join(res.trials.filter(pl.col("run_id").str.contains("solo")).select("simulation_id"),
+                               on="simulation_id")  # fmt: skip
+    assert solo.filter(pl.col("name") == "toggle_data").height > 0  # the premise: solo agents touch the device
+    up = json.loads(UPSTREAM_DO_NOTHING.read_text())["v0.1.0_telecom_tasks"]
+    flagged = [r["task_id"] for r in tauk.tasks.validity(res).records() if r["inaction_passable"]]
+    assert [t for t in flagged if up[t]["reward"] is not None and up[t]["reward"] != 1.0] == []
+
+
+def test_the_table_says_the_bound_counts_unknown_tasks_as_failed(shared_data):
+    """v0.1 gpt-4.1 telecom test: most tasks' verdicts are unknown; the table's do-nothing pass^1 counts them as
+    failed, so it must give the figure if they passed (the JSON's do_nothing_pass1_max) beside it."""
+    v = tauk.tasks.validity(shared_data / "tau2" / "v0.1_gpt-4.1_telecom-test_1trial.json")
+    b = v.bounds.filter(pl.col("split").is_null()).row(0, named=True)
+    assert b["n_inaction_unknown"] > 0 and b["do_nothing_pass1_max"] > b["do_nothing_pass1"]  # the premise
+    notes = "\n".join(v.summary().notes)
+    assert f"up to {b['do_nothing_pass1_max']:.2f}" in notes and b["task_set"] in notes
+    airline = tauk.tasks.validity(shared_data / "tau2" / "v0.1_gpt-4.1_airline-test_1trial.json")
+    assert not any("up to" in n for n in airline.summary().notes)  # no unknown, no such note

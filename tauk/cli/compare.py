@@ -61,10 +61,13 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
         })  # fmt: skip
         if not r["n_tasks"]:
             where = ", ".join(f"{col}={r[col]}" for col in c.by)
-            sys.stderr.write(
-                f"tauk: note: {a} vs {b}{' (' + where + ')' if where else ''}: no shared task with at least k={k} "
-                f"trials for both ({r['n_tasks_excluded']} shared task(s) have fewer); the figures are null\n"
-            )
+            absent = [x for x, n in ((a, r["n_tasks_only_a"]), (b, r["n_tasks_only_b"])) if not n]
+            why = (f"{absent[0]} has no trial here" + (" (the agents ran in different setups; --pool-setups pairs "
+                   "them on their task ids)" if "setup" in c.by and "setup" not in (by or ()) else "")
+                   if len(absent) == 1 and not r["n_tasks_excluded"] else
+                   f"no shared task with at least k={k} trials for both ({r['n_tasks_excluded']} shared task(s) "
+                   "have fewer)")  # fmt: skip
+            sys.stderr.write(f"tauk: note: {a} vs {b}{' (' + where + ')' if where else ''}: {why}; the figures are null\n")
         out.append(rec)
     return out
 
@@ -84,7 +87,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print_json(recs)
     else:
         shown_by = [*(by or []), *(["setup"] if recs and "setup" in recs[0] and "setup" not in (by or []) else [])]
-        write_table(compare_table(recs, args.a, args.b, args.k, shown_by, args), args)
+        table = compare_table(recs, args.a, args.b, args.k, shown_by, args)
+        if args.pool_setups:  # asked to pool: say over which setups (and what differs between them)
+            from dataclasses import replace
+
+            from tauk.io.frames.runs import pooling_note
+
+            runs = res.runs.filter(res.runs["agent"].is_in([args.a, args.b]))
+            note = pooling_note(runs) if "setup" in runs.columns else None
+            if note:
+                table = replace(table, notes=(*table.notes, f"{args.a} and {args.b}: {note}"))
+        write_table(table, args)
     return 0
 
 

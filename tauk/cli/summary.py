@@ -56,15 +56,18 @@ def cmd_summary(args: argparse.Namespace) -> int:
     by = tuple(split_list(args.by) or ("run_id",))
     sel = selection_of(args)
     label = selection_label(**sel)
-    data = res
+    data, marks = res, None
     if label is not None:  # the filter is applied to the trials before any statistic
+        from tauk.stats.substantive import ResolvedMarks
+
         data = select_trials(res.trials, **sel)
         if data.height == 0:
             raise TaukError(f"no simulation left to summarise after the filter ({label}) of {res.trials.height} loaded")
+        marks = ResolvedMarks.of(res)  # the filter keeps simulations, not task definitions: verdicts from the runs
     s = summarize(data, by=by, k=parse_ks(args.k), infra=args.infra, ci=ci, method=args.method,
                   resamples=args.resamples, seed=args.seed, pool_setups=args.pool_setups,
                   min_coverage=args.min_coverage, cluster=getattr(args, "cluster", None),
-                  run_effects=getattr(args, "run_effects", "adjust"))  # fmt: skip
+                  run_effects=getattr(args, "run_effects", "adjust"), marks=marks)  # fmt: skip
     if args.format == "json":
         records = summary_records(s, res)
         if label is not None:

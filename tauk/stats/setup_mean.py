@@ -73,6 +73,7 @@ class Overall:
                 "n_setups": r["n_setups"], "n_tasks": r["n_tasks"], "n_simulations": r["n_simulations"],
                 "flagged": r["flagged"], "setups": r[f"{self.over}s"], "left_out": r["left_out"]})  # fmt: skip
             g[r["k"]] = Interval(r["estimate"], r["ci_low"], r["ci_high"])
+            g.setdefault("by_k", {})[r["k"]] = r[f"{self.over}s"]
         k0 = ks[0] if ks else None
 
         def rank_key(item: tuple[tuple, dict[str, Any]]) -> tuple:
@@ -117,6 +118,17 @@ class Overall:
                 why = dict(self.reasons)
                 text += " — left out: " + "; ".join(f"{x} ({why.get(x, 'small')})" for x in g["left_out"])
             notes.append(text)
+            # a k whose estimate is missing in some of the row's setups (fewer trials per task there) averages
+            # other setups than the row's columns describe: say which, column by column
+            other: dict[tuple, list[int]] = {}
+            for k, setups in g["by_k"].items():
+                if list(setups) != list(g["setups"]):
+                    other.setdefault(tuple(setups), []).append(k)
+            for setups, kk in other.items():
+                which = ", ".join(self.metric.replace("k", str(k)) for k in kk)
+                notes.append(f"{name}: {which} averaged only {len(setups)} of these {self.over}(s): "
+                             f"{'; '.join(str(x) for x in setups)} (the others have no estimate at that k); the "
+                             f"row's {self.over}s, tasks and sims describe {self.metric.replace('k', str(k0))}")  # fmt: skip
         return SummaryTable.build(f"{self.metric} overall (mean over {self.over}s)", cols, rows, notes,
                                   fields=fields, keys=max(len(self.by), 1))  # fmt: skip
 

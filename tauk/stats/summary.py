@@ -460,7 +460,7 @@ def summarize(
               else pl.concat([gframe, dep], how="horizontal") if gframe.height == dep.height else gframe)  # fmt: skip
     long, gframe = add_missing(long, gframe, df, by_t, ks, opts, min_coverage, plan=plan, fitted=fitted)
     counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
-    pooling = _pooling_notes(trials, df, by_t) if pool_setups else ()
+    pooling = (*(_pooling_notes(trials, df, by_t) if pool_setups else ()), *_mixed_label_notes(df, by_t, label_cols))
     return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe, long, reward,
                    by_t != asked, counted, pooling, min_coverage, cluster, tuple(dep_notes))  # fmt: skip
 
@@ -488,6 +488,22 @@ def _with_other_infra(long: pl.DataFrame, raw: pl.DataFrame, df: pl.DataFrame, b
     alt = pl.DataFrame(rows, schema={**{c: long.schema[c] for c in by_t}, "k": pl.Int64, col: pl.Float64},
                        orient="row")  # fmt: skip
     return long.join(alt, on=keys, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _mixed_label_notes(df: pl.DataFrame, by_t: tuple[str, ...], labels: Sequence[str]) -> tuple[str, ...]:
+    """A group whose ``agent`` (or ``domain``) cell is empty because it holds several (the grouping asked for does
+    not separate them): which ones its figures pool."""
+    out = []
+    for c in labels:
+        if c not in df.columns:
+            continue
+        vals = (df.group_by(list(by_t), maintain_order=True) if by_t else df.select(c).group_by(pl.lit(0)))
+        for r in vals.agg(pl.col(c).drop_nulls().unique().sort().alias("_v")).iter_rows(named=True):
+            if len(r["_v"]) > 1:
+                name = " · ".join(str(r[b]) for b in by_t) if by_t else "all"
+                out.append(f"{name}: several {c}s pooled into one figure (the grouping does not separate them): "
+                           + " | ".join(str(v) for v in r["_v"]))  # fmt: skip
+    return tuple(out)
 
 
 def _pooling_notes(trials: Any, df: pl.DataFrame, by_t: tuple[str, ...]) -> tuple[str, ...]:

@@ -77,8 +77,8 @@ def initial_env_evidence(results: Any) -> pl.DataFrame:
             if actions is not None and "tool_type" in actions.columns:
                 recorded = actions.select("run_id", "name", "tool_type")
             calls = classify_tools(calls, recorded=recorded)
-            changed = calls.group_by("run_id", "simulation_id").agg(
-                _no_change=(pl.col("state_changing") == False).all()  # noqa: E712
+            changed = calls.group_by("run_id", "simulation_id").agg(  # an unknown tool (null) may have changed it
+                _no_change=(pl.col("state_changing") == False).fill_null(False).all()  # noqa: E712
             )
     out = cand.join(changed, on=["run_id", "simulation_id"], how="left").filter(
         (pl.col("n_calls") == 0) | pl.col("_no_change").fill_null(False)

@@ -55,3 +55,26 @@ def test_summary_flags_small_rows_only():
     assert any("too few to rank" in n for n in table.notes)
     ok = tauk.stats.summarize(_trials([("c", "airline", 25, 1, 0.5)]), by="agent", ci=None).summary()
     assert "flag" not in ok.columns
+
+
+def test_a_k_that_averages_fewer_setups_says_which(shared_data):
+    """gpt-4o on τ-bench airline (4 trials a task) and on τ²-bench telecom (1 trial): pass^1 averages both setups,
+    pass^2 … 4 only the airline one. The table's row (setups, tasks, sims) describes pass^1; a column averaging
+    other setups must say so, not pass as the mean over the row's setups."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        res = tauk.load([shared_data / "taubench/gpt-4o_airline_4trials.json",
+                         shared_data / "tau2/v0.1.2_gpt-4o_telecom-small_1trial.json"])  # fmt: skip
+    s = tauk.stats.summarize(res, by="agent", ci=None)
+    o = tauk.stats.overall(s)
+    f = o.to_frame().filter(agent="gpt-4o").sort("k")
+    per_k = dict(zip(f["k"].to_list(), f["setups"].to_list()))
+    assert len(per_k[1]) == 2 and max(per_k) > 1  # the premise, from the files
+    fewer = {k: v for k, v in per_k.items() if set(v) != set(per_k[1])}
+    assert fewer
+    notes = "\n".join(o.summary().notes)
+    for k, setups in fewer.items():
+        assert f"pass^{k}" in notes and all(x in notes for x in setups)
+    assert f"averaged {len(per_k[1])} setup(s)" in notes  # the row's own setups, as before

@@ -99,7 +99,12 @@ def test_real_paired_comparison_ft_vs_base(shared_data, expected, split):
     res = _load([shared_data / fa, shared_data / fb])
     agents = res.runs["agent"].to_list()
     ft = next(a for a in agents if a.startswith("ft"))
-    c = compare(res, ft, "gpt-4.1", resamples=1999)
+    # telecom-solo-test: the two runs come from two τ²-bench commits (two setups): not paired unless asked
+    pool = res.runs["setup"].n_unique() > 1
+    if pool:
+        apart = compare(res, ft, "gpt-4.1", ci=None)
+        assert "setup" in apart.by and set(apart.to_frame()["n_tasks"].to_list()) == {0}
+    c = compare(res, ft, "gpt-4.1", resamples=1999, pool_setups=pool)
     r = c.row()
     ea, eb = expected[fa], expected[fb]
     assert r["n_tasks"] == ea["n_tasks"] == eb["n_tasks"]
@@ -117,3 +122,18 @@ def test_real_paired_comparison_ft_vs_base(shared_data, expected, split):
     assert r["t_low"] <= r["diff"] <= r["t_high"]
     print(f"{split}: diff {r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}], "
           f"McNemar {r['mcnemar_a_only']}/{r['mcnemar_b_only']} p={r['p_mcnemar']:.4f}, perm p={r['p_perm']:.4f}")
+
+
+def test_a_group_of_several_agents_says_so(shared_data):
+    """by="domain" over gpt-4.1 and its fine-tune on the airline test split: one figure over both agents, as asked;
+    the agent cell is empty (several), and a note must say the row pools those agents rather than leave '—'."""
+    names = ["tau2/v0.1_gpt-4.1_airline-test_1trial.json", "tau2/v0.1_ft-gpt-4.1_airline-test_1trial.json"]
+    res = _load([shared_data / n for n in names])
+    agents = sorted(res.runs["agent"].to_list())
+    assert len(set(agents)) == 2 and res.runs["setup"].n_unique() == 1  # the premise
+    s = tauk.stats.summarize(res, by="domain", ci=None)
+    assert s.groups["agent"].to_list() == [None]
+    notes = "\n".join(s.summary().notes)
+    assert "several agents" in notes and all(a in notes for a in agents)
+    alone = tauk.stats.summarize(_load([shared_data / names[0]]), by="domain", ci=None)
+    assert "several agents" not in "\n".join(alone.summary().notes)

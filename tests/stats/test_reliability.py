@@ -171,3 +171,19 @@ def test_k2_estimate_in_k8_interval_bound_and_its_replacement():
         in_pi += plo <= o2 <= phi
     assert 0.49 <= in_ci / reps <= 0.62
     assert 0.93 <= in_pi / reps <= 0.97
+
+
+def test_cost_cv_without_an_agent_cost_says_it_is_the_users(shared_data):
+    """τ-bench lists record the user simulator's cost only: the 'CV cost (agent + user)' of such a group is the
+    user's cost alone, and the table must say so; a group with agent costs gets no such note."""
+    tb = shared_data / "taubench" / "gpt-4o_airline_4trials.json"
+    t2 = shared_data / "tau2" / "v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json"
+    raw = json.loads(tb.read_text())
+    assert any(s["info"].get("user_cost") is not None for s in raw) and not any("agent_cost" in s for s in raw)
+    p = tauk.stats.reliability(tauk.load([tb, t2]), trajectory=False)
+    rows = {r["agent"]: r for r in p.to_frame().iter_rows(named=True)}
+    assert rows["gpt-4o"]["cv_cost"] is not None  # a figure is shown …
+    notes = [n for n in p.summary().notes if "agent cost" in n]
+    assert len(notes) == 1 and "gpt-4o" in notes[0] and "user" in notes[0]  # … and said to be the user's alone
+    t2_agent = json.loads(t2.read_text())["info"]["agent_info"]["llm"]
+    assert t2_agent not in notes[0]

@@ -67,8 +67,9 @@ def pair_tasks(ga: GroupTasks | None, gb: GroupTasks | None, k: int) -> PairedTa
 
 def groups_by_label(trials, by, label, infra, labels=None, reward="reward", pool_setups=False, extra=()):
     """The prepared trials, their per-task groups ``{by key: {label value: GroupTasks}}`` and the grouping used
-    (``by``, plus ``setup`` when an agent's trials span several setups and ``pool_setups`` is false: agents are
-    compared within a setup). ``extra``: more trials columns to read (a cluster column)."""
+    (``by``, plus ``setup`` when a ``by`` group of the compared agents spans several setups — one agent's trials, or
+    two agents each in its own setup — and ``pool_setups`` is false: agents are compared within a setup, never paired
+    on task ids across setups). ``extra``: more trials columns to read (a cluster column)."""
     if label in by:
         raise TaukError(f"label column {label!r} cannot also be a `by` column")
     df = prepare_trials(as_trials(trials, [*by, label, reward, *extra]), infra, reward)
@@ -80,7 +81,7 @@ def groups_by_label(trials, by, label, infra, labels=None, reward="reward", pool
         if missing:
             raise TaukError(f"{label} value(s) {missing} not found; have {sorted(present)}")
         df = df.filter(pl.col(label).is_in(list(labels)))
-    by = resolve_by(df, tuple(by), pool_setups, also=(label,))
+    by = resolve_by(df, tuple(by), pool_setups)  # over the agents compared, not per agent
     groups = task_groups(df, (*by, label))
     table: dict[tuple, dict[Any, GroupTasks]] = {}
     for g in groups:

@@ -324,6 +324,14 @@ def reliability(
     keys = [*by, "task_id"]
     tv = _task_values(tr, keys)
     notes: list[str] = []
+    if {"agent_cost", "user_cost"} <= set(tr.columns):  # the cost CV adds the two; without an agent cost it is the user's
+        user_only = tr.group_by(list(by), maintain_order=True).agg(
+            a=pl.col("agent_cost").is_not_null().any(), u=pl.col("user_cost").is_not_null().any()
+        ).filter(~pl.col("a") & pl.col("u"))  # fmt: skip
+        if user_only.height:
+            names = "; ".join(" · ".join(str(v) for v in r) for r in user_only.select(list(by)).iter_rows())
+            notes.append(f"CV cost: no agent cost recorded for {names} (e.g. τ-bench lists): the user simulator's "
+                         "cost alone")  # fmt: skip
     calls = None
     if trajectory and not isinstance(data, pl.DataFrame) and {"run_id", "simulation_id"} <= set(tr.columns):
         ok = tr.filter(pl.col("_success")).select("run_id", "simulation_id")
