@@ -73,3 +73,15 @@ def test_agents_in_different_setups_are_not_paired_and_it_is_said(capsys, shared
     assert main(["compare", f"tb={tb}", f"t2={t2}", "--a", "tb", "--b", "t2", "--pool-setups", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "pooled over 2 setups that differ in" in out and "evaluator_version" in out
+
+
+def test_the_table_carries_the_comparisons_own_notes(capsys):
+    """The command line's table shows what the library's result says beyond the method (here the run-effect test
+    and the setups pooled), not only its own lines."""
+    from tauk import load
+    from tauk.stats import compare
+
+    c = compare(load("data"), "atlas-large", "baseline", pool_setups=True)
+    assert main(["compare", "data", "--a", "atlas-large", "--b", "baseline", "--pool-setups", "--quiet"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert c.caveats() and all(" ".join(n.split()) in out for n in c.caveats())

@@ -35,6 +35,15 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
                     run_effects: str = "adjust") -> list[dict[str, Any]]:  # fmt: skip
     """The JSON records of ``tauk compare``: one per ``by`` group; the headline p-values (``test``) adjusted over
     the groups."""
+    return comparison_and_records(res, a, b, k, by, adjust, ci, method, resamples, seed, infra, test, pool_setups,
+                                  cluster, run_effects)[1]  # fmt: skip
+
+
+def comparison_and_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, adjust: str,
+                           ci: float, method: str, resamples: int, seed: int, infra: str,
+                           test: str = PAIRED_TEST, pool_setups: bool = False, cluster: str | None = None,
+                           run_effects: str = "adjust") -> tuple[Any, list[dict[str, Any]]]:  # fmt: skip
+    """:func:`tauk.stats.compare`'s result and :func:`compare_records`' records of it."""
     from tauk.stats import adjust_pvalues, compare
 
     c = compare(res, a, b, k=k, by=by or None, infra=infra, ci=ci, method=method, resamples=resamples, seed=seed,
@@ -69,7 +78,7 @@ def compare_records(res: Any, a: str, b: str, k: int, by: Sequence[str] | None, 
                    "have fewer)")  # fmt: skip
             sys.stderr.write(f"tauk: note: {a} vs {b}{' (' + where + ')' if where else ''}: {why}; the figures are null\n")
         out.append(rec)
-    return out
+    return c, out
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -80,29 +89,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if lab not in labels:
             raise TaukError(f"no run has agent label {lab!r}; labels present: {sorted(labels)}")
     by = split_list(args.by)
-    recs = compare_records(res, args.a, args.b, args.k, by, args.adjust, ci, args.method, args.resamples, args.seed,
-                           args.infra, args.test, args.pool_setups, getattr(args, "cluster", None),
-                           getattr(args, "run_effects", "adjust"))  # fmt: skip
+    c, recs = comparison_and_records(res, args.a, args.b, args.k, by, args.adjust, ci, args.method, args.resamples,
+                                     args.seed, args.infra, args.test, args.pool_setups, getattr(args, "cluster", None),
+                                     getattr(args, "run_effects", "adjust"))  # fmt: skip
     if args.format == "json":
         print_json(recs)
     else:
         shown_by = [*(by or []), *(["setup"] if recs and "setup" in recs[0] and "setup" not in (by or []) else [])]
-        table = compare_table(recs, args.a, args.b, args.k, shown_by, args)
-        if args.pool_setups:  # asked to pool: say over which setups (and what differs between them)
-            from dataclasses import replace
-
-            from tauk.io.frames.runs import pooling_note
-
-            runs = res.runs.filter(res.runs["agent"].is_in([args.a, args.b]))
-            note = pooling_note(runs) if "setup" in runs.columns else None
-            if note:
-                table = replace(table, notes=(*table.notes, f"{args.a} and {args.b}: {note}"))
-        write_table(table, args)
+        write_table(compare_table(recs, args.a, args.b, args.k, shown_by, args, c.caveats()), args)
     return 0
 
 
-def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequence[str], args: argparse.Namespace):
-    """The readable table of ``tauk compare``: the estimates, the difference with its interval and the p-values."""
+def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequence[str], args: argparse.Namespace,
+                  caveats: Sequence[str] = ()):  # fmt: skip
+    """The readable table of ``tauk compare``: the estimates, the difference with its interval and the p-values;
+    ``caveats``: the comparison's own notes (:meth:`tauk.stats.comparisons.results.Comparison.caveats`)."""
     from tauk.stats.comparisons.results import TEST_DESCRIPTIONS
     from tauk.table import Interval, SummaryTable
 
@@ -124,6 +125,7 @@ def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequen
     empty = [r for r in recs if not r["n_tasks"]]
     if empty:
         notes.append(f"{len(empty)} group(s) without a shared task are not shown")
+    notes += caveats
     return SummaryTable.build(f"{a} vs {b}", cols, rows, notes, fields=fields, keys=max(len(by), 1),
                               context=[("agent_a", a), ("agent_b", b), ("k", k)])  # fmt: skip
 

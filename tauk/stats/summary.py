@@ -24,7 +24,6 @@ from tauk.conventions import (
     SEED,
     small_reason,
 )
-from tauk.io.frames.runs import pooling_note
 from tauk.scoring.counters import COUNTER_COLUMNS, head_counters
 from tauk.table import Interval, SummaryTable
 
@@ -58,6 +57,7 @@ from .tasks import (
     kept_expr,
     normalize_by,
     normalize_k,
+    pooling_notes,
     prepare_trials,
     resolve_by,
     task_groups,
@@ -460,7 +460,7 @@ def summarize(
               else pl.concat([gframe, dep], how="horizontal") if gframe.height == dep.height else gframe)  # fmt: skip
     long, gframe = add_missing(long, gframe, df, by_t, ks, opts, min_coverage, plan=plan, fitted=fitted)
     counted = None if is_task_counts(raw) else head_counters(df, by=list(by_t)).rename({"n_simulations": "n_counted"})
-    pooling = (*(_pooling_notes(trials, df, by_t) if pool_setups else ()), *_mixed_label_notes(df, by_t, label_cols))
+    pooling = (*(pooling_notes(trials, df, by_t) if pool_setups else ()), *_mixed_label_notes(df, by_t, label_cols))
     return Summary(by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed, gframe, long, reward,
                    by_t != asked, counted, pooling, min_coverage, cluster, tuple(dep_notes))  # fmt: skip
 
@@ -503,20 +503,6 @@ def _mixed_label_notes(df: pl.DataFrame, by_t: tuple[str, ...], labels: Sequence
                 name = " · ".join(str(r[b]) for b in by_t) if by_t else "all"
                 out.append(f"{name}: several {c}s pooled into one figure (the grouping does not separate them): "
                            + " | ".join(str(v) for v in r["_v"]))  # fmt: skip
-    return tuple(out)
-
-
-def _pooling_notes(trials: Any, df: pl.DataFrame, by_t: tuple[str, ...]) -> tuple[str, ...]:
-    """``pool_setups=True``: for each group that spans several setups, which setup fields it pooled over."""
-    runs = getattr(trials, "runs", None)
-    frame = runs if isinstance(runs, pl.DataFrame) and "setup" in runs.columns else df.select("setup").unique()
-    out = []
-    for key, part in (df.group_by(list(by_t), maintain_order=True) if by_t else [((), df)]):
-        setups = part.get_column("setup").unique().to_list()
-        note = pooling_note(frame, setups)
-        if note:
-            name = " · ".join(str(v) for v in key) if by_t else "all"
-            out.append(f"{name}: {note}")
     return tuple(out)
 
 

@@ -68,6 +68,7 @@ __all__ = [
     "GroupTasks",
     "task_groups",
     "resolve_by",
+    "pooling_notes",
     "SETUP_NOTE",
     "LABEL_COLUMNS",
     "COUNT_COLUMNS",
@@ -398,6 +399,23 @@ def resolve_by(prepared: pl.DataFrame, by: tuple[str, ...], pool_setups: bool = 
     else:
         spread = prepared["setup"].n_unique()
     return (*by, "setup") if (spread or 0) > 1 else by
+
+
+def pooling_notes(trials: Any, prepared: pl.DataFrame, by: tuple[str, ...]) -> tuple[str, ...]:
+    """``pool_setups=True``: for each group of ``by`` that spans several setups, the sentence saying which setup
+    fields it pooled over (:func:`tauk.io.frames.runs.pooling_note`, from ``trials.runs`` where the input has them,
+    else the setup labels)."""
+    from tauk.io.frames.runs import pooling_note
+
+    runs = getattr(trials, "runs", None)
+    frame = runs if isinstance(runs, pl.DataFrame) and "setup" in runs.columns else prepared.select("setup").unique()
+    out = []
+    for key, part in (prepared.group_by(list(by), maintain_order=True) if by else [((), prepared)]):
+        note = pooling_note(frame, part.get_column("setup").unique().to_list())
+        if note:
+            name = " · ".join(str(v) for v in key) if by else "all"
+            out.append(f"{name}: {note}")
+    return tuple(out)
 
 
 SETUP_NOTE = ("grouped by setup too: the groups asked for span several setups, which are not repeated trials of "

@@ -59,7 +59,7 @@ from ..dependence.adjust import (
 from ..dependence.clusters import FAMILY, cluster_keys
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
-from ..tasks import GroupTasks, normalize_by, u_hat
+from ..tasks import GroupTasks, normalize_by, pooling_notes, u_hat
 from .paired_tests import EXACT_CELLS, _lattice, paired_test, signflip_pvalue
 from .pairing import groups_by_label, pair_tasks, task_index
 from .pvalues import adjust_pvalues, sign_flip_pvalue, wilcoxon_pvalue
@@ -201,7 +201,8 @@ def compare(
     frame = rows_frame(by_t, df.schema, keyed, PAIR_SCHEMA)
     tasks = pl.concat(task_parts) if task_parts else pl.DataFrame()
     return Comparison(str(a), str(b), int(k), label, by_t, infra, opts.ci, opts.method, opts.resamples, opts.seed,
-                      frame, tasks, permutations, reward, test, by_t != asked, cluster, dep.notes())  # fmt: skip
+                      frame, tasks, permutations, reward, test, by_t != asked, cluster, dep.notes(),
+                      pooling_notes(trials, df, by_t) if pool_setups else ())  # fmt: skip
 
 
 def _cluster_col(cluster: str | None) -> tuple[str, ...]:
@@ -336,7 +337,7 @@ def compare_all(
     ranks = pl.DataFrame(rdata, schema=rsch)
     return MultipleComparison(int(k), label, by_t, adjust.lower(), infra, opts.ci, opts.method, opts.resamples,
                               opts.seed, pairs, ranks, permutations, reward, test, by_t != asked, cluster,
-                              dep.notes())  # fmt: skip
+                              dep.notes(), pooling_notes(trials, df, by_t) if pool_setups else ())  # fmt: skip
 
 
 def _rank_intervals(gs: dict[Any, GroupTasks], names, k, ci, test) -> list[dict]:

@@ -169,6 +169,7 @@ class Comparison:
     split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
     cluster: str | None = None  # cluster=: the column (or "family") of the task families
     dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
+    pooled_over: tuple[str, ...] = ()  # pool_setups=True: per group, the setups pooled and what differs between them
 
     @property
     def options(self) -> IntervalOptions:
@@ -216,16 +217,22 @@ class Comparison:
              r["ci_high"], r["p_value"], r["p_signflip"], r["p_mcnemar"]]
             for r in self.frame.iter_rows(named=True)
         ]  # fmt: skip
-        notes = [f"paired on shared tasks (domain, task_id); difference = {self.a} − {self.b}", *comparison_notes(self)]
-        notes += _dependence_notes(self)
-        notes += _interval_notes(self.frame, self.by)
-        only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
-        if any(only):
-            notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
+        notes = [f"paired on shared tasks (domain, task_id); difference = {self.a} − {self.b}", *comparison_notes(self),
+                 *self.caveats()]  # fmt: skip
         fields = [*self.by, "n_tasks", "estimate_a", "estimate_b", "difference", "ci_low", "ci_high", "p_value",
                   "p_signflip", "p_mcnemar"]  # fmt: skip
         return SummaryTable.build(f"{self.a} vs {self.b}", cols, rows, notes, fields=fields, keys=max(len(self.by), 1),
                                   context=[("agent_a", self.a), ("agent_b", self.b), ("k", self.k)])  # fmt: skip
+
+    def caveats(self) -> list[str]:
+        """What the figures rest on beyond the method (the notes every rendering of this comparison carries, the
+        command line's included): setups pooled, run effects and task families, what an interval cannot show,
+        tasks only one agent ran."""
+        notes = [*self.pooled_over, *_dependence_notes(self), *_interval_notes(self.frame, self.by)]
+        only = self.frame.select(pl.col("n_tasks_only_a").sum(), pl.col("n_tasks_only_b").sum()).row(0)
+        if any(only):
+            notes.append(f"tasks run by only one agent, left out: {only[0]} ({self.a}), {only[1]} ({self.b})")
+        return notes
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
@@ -316,6 +323,7 @@ class MultipleComparison:
     split_by_setup: bool = False  # ``setup`` was added to ``by`` (the agents' trials spanned several setups)
     cluster: str | None = None  # cluster=: the column (or "family") of the task families
     dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)
+    pooled_over: tuple[str, ...] = ()  # pool_setups=True: per group, the setups pooled and what differs between them
 
     @property
     def options(self) -> IntervalOptions:
@@ -358,7 +366,7 @@ class MultipleComparison:
                  + (f" (of {self.pairs.height} pairs)" if family != self.pairs.height else ""),
                  f"rank [lo, hi]: per agent, each covers its agent's rank with probability ≥ {level:.0%}; "
                  "simultaneous {lo, hi}: all of a group's agents at once (inverted paired tests, Holm)",
-                 *_dependence_notes(self), *_interval_notes(shown, self.by, pairs=True)]  # fmt: skip
+                 *self.pooled_over, *_dependence_notes(self), *_interval_notes(shown, self.by, pairs=True)]  # fmt: skip
         if empty.height:
             listed = "; ".join(
                 ", ".join(str(r[c]) for c in self.by) + (": " if self.by else "") + f"{r['a']} vs {r['b']}"

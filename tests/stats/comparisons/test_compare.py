@@ -163,6 +163,19 @@ def test_compare_label_spanning_domains_keys_tasks_by_domain():
     c = compare(make_trials(rows), "A", "B", resamples=200)
     assert c.by == ("setup",) and c.to_frame().sort("setup")["diff"].to_list() == pytest.approx([1 / 3, -1.0])
     assert any("within each setup" in n for n in c.summary().notes)
+    assert not any("pooled over" in n for n in c.summary().notes)
+
+
+def test_pooled_setups_are_named_by_the_result_itself():
+    """pool_setups=True: compare() and compare_all() say which setups they pooled (the command line only showed it
+    in its own table before, and the Python result said nothing)."""
+    rows = two_agents([1, 1, 0], [0, 1, 0], domain="airline") + two_agents([0, 0, 0], [1, 1, 1], domain="retail")
+    c = compare(make_trials(rows), "A", "B", resamples=200, pool_setups=True)
+    assert len(c.pooled_over) == 1 and "pooled over 2 setups" in c.pooled_over[0]
+    assert c.pooled_over[0] in c.summary().notes and c.pooled_over[0] in c.caveats()
+    m = compare_all(make_trials(rows), resamples=200, pool_setups=True)
+    assert m.pooled_over == c.pooled_over and c.pooled_over[0] in m.summary().notes
+    assert compare(make_trials(rows), "A", "B", resamples=200).pooled_over == ()
 
 
 def test_every_result_object_renders_escaped():
