@@ -122,3 +122,47 @@ def test_well_separated_and_identical_rows():
     assert f["c_o_2026-01-01"]["tier"] == f["d_o_2026-01-01"]["tier"] == 3
     with pytest.raises(TaukError, match="question"):
         domain_ranking(r.rows, question="new")
+
+
+def test_rows_of_different_setups_are_said_to_be_ranked_together(shared_data: Path):
+    """The leaderboard ranks rows of different user simulators, τ²-bench versions and retrieval configurations
+    together; the ranking says so per (domain, modality), with the fields and values that differ."""
+    from tauk.io.leaderboard import load_leaderboard
+
+    board = load_leaderboard(shared_data / "leaderboard")
+    r = domain_ranking(row_intervals(recover(shared_data / "leaderboard")))
+    ranked = r.to_frame().join(board.select("submission_id", "domain", "modality", "user_simulator",
+                                            "tau2_bench_version", "retrieval_config"),
+                               on=["submission_id", "domain", "modality"], how="left")  # fmt: skip
+    notes = r.summary().notes
+    for d in r.domains.iter_rows(named=True):
+        part = ranked.filter(pl.col("domain") == d["domain"], pl.col("modality") == d["modality"])
+        users = set(part["user_simulator"].fill_null("not published").to_list())
+        versions = {v.removeprefix("v") for v in part["tau2_bench_version"].fill_null("not published").to_list()}
+        retrieval = set(part["retrieval_config"].fill_null("not published").to_list())
+        differs = len(users) > 1 or len(versions) > 1 or len(retrieval) > 1
+        assert (d["setups_differ"] is not None) == differs, d
+        assert ("user_simulator (" in (d["setups_differ"] or "")) == (len(users) > 1)
+        said = [n for n in notes if n.startswith(f"{d['domain']} ({d['modality']}): the ranked rows ran different")]
+        assert len(said) == int(differs)
+    # the text leaderboard mixes user simulators in retail (v0.1.3 gpt-4.1 rows with v1.0.1 gpt-5.2 rows)
+    retail = r.domains.filter(pl.col("domain") == "retail", pl.col("modality") == "text").row(0, named=True)
+    assert "user_simulator" in retail["setups_differ"] and "tau2_bench_version" in retail["setups_differ"]
+
+
+def test_rows_of_one_setup_get_no_setup_note():
+    import json
+    import tempfile
+    from math import comb
+
+    d = Path(tempfile.mkdtemp())
+    for name, h in {"a": (1, 1, 2, 6, 40), "b": (15, 5, 5, 5, 20)}.items():
+        pub = [round(100 * sum(h[c] * comb(c, k) / comb(4, k) for c in range(5)) / 50, 2) for k in range(1, 5)]
+        doc = {"model_name": name, "model_organization": "o", "submitting_organization": "o",
+               "submission_date": "2026-01-01",
+               "methodology": {"user_simulator": "gpt-5.2", "tau2_bench_version": "v1.0.1" if name == "a" else "1.0.1"},
+               "results": {"airline": {f"pass_{k}": v for k, v in enumerate(pub, 1)}}}  # fmt: skip
+        (d / f"{name}_o_2026-01-01.json").write_text(json.dumps(doc))
+    r = domain_ranking(row_intervals(recover(d, decimals=2)))
+    assert r.domains["n_ranked"].to_list() == [2] and r.domains["setups_differ"].to_list() == [None]
+    assert not any("different setups" in n for n in r.summary().notes)

@@ -45,6 +45,7 @@ from tauk.table import Interval, SummaryTable
 
 from ._stats import compare, holm
 from .choices import QUESTIONS
+from .recovery import SETUP_FIELDS
 from .rows import ROW_KEYS, RowIntervals, row_intervals, task_values
 
 sps = lazy("scipy.stats")
@@ -140,7 +141,8 @@ class DomainRanking:
     or "paired t"), p (the one used in the paired view), separable_unpaired, separable (adjacent pairs only, Holm
     over the domain's adjacent pairs).
     ``domains``: one row per (domain, modality): rows ranked, rows left out (not recovered), possibly-best count,
-    tiers, adjacent pairs separable (unpaired / paired view), mdd range (points).
+    tiers, adjacent pairs separable (unpaired / paired view), mdd range (points), setups_differ (the published
+    setup fields on which the ranked rows differ, with their values: :func:`setup_differences`; null when none).
     """
 
     frame: pl.DataFrame
@@ -202,6 +204,10 @@ class DomainRanking:
                          + (f"; two single runs must differ by {d['mdd_min']:.1f}–{d['mdd_max']:.1f} points"
                             if d["mdd_min"] is not None else "")
                          + (f"; {d['n_left_out']} row(s) not recovered, left out" if d["n_left_out"] else ""))  # fmt: skip
+            if d["setups_differ"]:
+                notes.append(f"{d['domain']} ({d['modality']}): the ranked rows ran different setups — "
+                             f"{d['setups_differ']}; a gap between two rows of different setups is not the agents' "
+                             "alone (the leaderboard ranks them together; so does this table)")  # fmt: skip
         if show_paired:
             notes.append("* trajectories given: pairs of two such rows use the paired t on shared tasks "
                          "(tauk.stats.compare) in the paired view")
@@ -365,6 +371,7 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
                 "separable": views["_paired"][4].get((i, j)) if adjacent else None,
             })  # fmt: skip
         mdd = [r["mdd_single_runs"] for r in recs if r["mdd_single_runs"] is not None]
+        differ = setup_differences([rows.recovery.meta.get((r["submission_id"], dom), {}) for r in recs])
         dom_rows.append({
             "domain": dom, "modality": mod, "n_ranked": K, "n_left_out": left_out,
             "n_possibly_best": int(sum(views[""][0] == 1)), "n_tiers": max(views[""][5].values()),
@@ -373,6 +380,7 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
             "n_possibly_best_paired": int(sum(views["_paired"][0] == 1)),
             "n_tiers_paired": max(views["_paired"][5].values()), "n_with_trajectories": int(sum(has)),
             "mdd_min": 100 * min(mdd) if mdd else None, "mdd_max": 100 * max(mdd) if mdd else None,
+            "setups_differ": differ,
         })  # fmt: skip
     order = {(d["domain"], d["modality"]): i for i, d in enumerate(
         sorted(dom_rows, key=lambda d: (d["modality"] != "text", str(d["modality"]), domain_sort_key(d["domain"]))))}
@@ -385,6 +393,30 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
         frame, pairs, doms = (f.with_row_index("_r").with_columns(key.alias("_o")).sort("_o", "_r").drop("_o", "_r")
                               for f in (frame, pairs, doms))  # fmt: skip
     return DomainRanking(frame, pairs, doms, int(k), level, question, rows)
+
+
+def setup_differences(metas: Sequence[Mapping[str, Any]], *, width: int = 30) -> str | None:
+    """The published setup fields (:data:`~tauk.leaderboard.recovery.SETUP_FIELDS`) on which some rows differ, with
+    their values (each cut to ``width`` characters); None when the rows agree on all of them.
+
+    Examples
+    --------
+    >>> setup_differences([{"user_simulator": "gpt-4.1", "tau2_bench_version": "0.1.3"},
+    ...                    {"user_simulator": "gpt-5.2", "tau2_bench_version": "v0.1.3"}])
+    'user_simulator (gpt-4.1 | gpt-5.2)'
+    """
+    def shown(f: str, v: Any) -> str:
+        if v is None:
+            return "not published"
+        return str(v).removeprefix("v") if f == "tau2_bench_version" else str(v)  # "v0.1.3" is "0.1.3"
+
+    parts = []
+    for f in SETUP_FIELDS:
+        values = sorted({shown(f, m.get(f)) for m in metas})
+        if len(values) > 1:
+            cut = [v if len(v) <= width else v[: width - 1] + "…" for v in values]
+            parts.append(f"{f} ({' | '.join(cut)})")
+    return "; ".join(parts) or None
 
 
 def _nan_none(x: float) -> float | None:
@@ -407,5 +439,5 @@ _DOMAIN_SCHEMA = {
     "domain": pl.String, "modality": pl.String, "n_ranked": pl.Int64, "n_left_out": pl.Int64,
     "n_possibly_best": pl.Int64, "n_tiers": pl.Int64, "n_adjacent": pl.Int64, "adjacent_separable": pl.Int64,
     "adjacent_separable_paired": pl.Int64, "n_possibly_best_paired": pl.Int64, "n_tiers_paired": pl.Int64,
-    "n_with_trajectories": pl.Int64, "mdd_min": pl.Float64, "mdd_max": pl.Float64,
+    "n_with_trajectories": pl.Int64, "mdd_min": pl.Float64, "mdd_max": pl.Float64, "setups_differ": pl.String,
 }  # fmt: skip

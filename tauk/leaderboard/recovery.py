@@ -71,8 +71,12 @@ __all__ = [
     "recover_row",
     "recover",
     "histogram_counts",
+    "SETUP_FIELDS",
 ]
 
+SETUP_FIELDS = ("user_simulator", "tau2_bench_version", "retrieval_config")
+"""The published fields of a row that are part of its setup (``Recovery.meta`` keeps them per row): rows that differ
+in one are not runs of one experiment, whatever their domain and modality."""
 
 _SHORT_MAX = 3  # tasks one trial short tried under the drop convention
 _LOST_MAX = 3  # tasks lost whole tried under the drop convention
@@ -516,6 +520,7 @@ def recover(board: Any, *, trials: int | Mapping[Any, int] | None = None, tasks:
         })  # fmt: skip
         rows[(sid, dom)] = rr
         mode = "full_duplex" if r.get("modality") == "voice" else "normal"
-        meta[(sid, dom)] = {"model": r.get("model"), "setup": f"{dom}/{mode}/{r.get('user_simulator') or '?'}/?"}
+        meta[(sid, dom)] = {"model": r.get("model"), "setup": f"{dom}/{mode}/{r.get('user_simulator') or '?'}/?",
+                            **{f: r.get(f) for f in SETUP_FIELDS}}
     frame = pl.DataFrame(out_rows, schema=_FRAME_SCHEMA) if out_rows else pl.DataFrame(schema=_FRAME_SCHEMA)
     return Recovery(frame, rows, meta)
