@@ -110,6 +110,13 @@ class Overall:
         if not self.include_small:
             notes.append(f"a {self.over} with {small} is left out of the mean and the ranking (include_small=True "
                          f"keeps it); a group with only such {self.over}s is shown from them, flagged, not ranked")  # fmt: skip
+        ranked = [(key, g) for key, g in ordered if not g["flagged"] and k0 in g and g[k0].estimate is not None]
+        sets = {frozenset(map(str, g["setups"])) for _, g in ranked}
+        if len(sets) > 1:  # the order then mixes the agents' difference with which setups each row averages
+            counts = ", ".join(f"{' · '.join(str(v) for v in key) or 'all'} {g['n_setups']}" for key, g in ranked)
+            notes.append(f"the ranked rows average {len(sets)} different sets of {self.over}s ({self.over}s per row: "
+                         f"{counts}): a row's place reflects which {self.over}s it ran as well as how well; compare "
+                         f"rows on the {self.over}s they share (tauk.stats.compare)")  # fmt: skip
         for key, g in ordered:
             name = " · ".join(str(v) for v in key) if key else "all"
             used = "; ".join(str(x) for x in g["setups"])  # a setup's own text may hold commas

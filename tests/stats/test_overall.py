@@ -78,3 +78,17 @@ def test_a_k_that_averages_fewer_setups_says_which(shared_data):
     for k, setups in fewer.items():
         assert f"pass^{k}" in notes and all(x in notes for x in setups)
     assert f"averaged {len(per_k[1])} setup(s)" in notes  # the row's own setups, as before
+
+
+def test_rows_averaging_different_setups_say_their_order_mixes_them():
+    """An agent that ran only the easy setup ranks above one that ran both; the table says the rows average
+    different sets of setups (the real-data audit: claude-opus-4-6, airline only, above gpt-4.1's four setups)."""
+    df = _trials([("easy-only", "airline", 30, 1, 0.8), ("both", "airline", 30, 1, 0.7),
+                  ("both", "retail", 30, 1, 0.3)])  # fmt: skip
+    o = tauk.stats.overall(tauk.stats.summarize(df, by="agent", ci=None))
+    assert o.ranking()["agent"].to_list() == ["easy-only", "both"]
+    said = [n for n in o.summary().notes if "different sets of setups" in n]
+    assert len(said) == 1 and "easy-only 1" in said[0] and "both 2" in said[0]
+    both = [(a, s, 30, 1, 0.5) for a in ("a", "b") for s in ("airline", "retail")]
+    same = tauk.stats.overall(tauk.stats.summarize(_trials(both), by="agent", ci=None))
+    assert not any("different sets" in n for n in same.summary().notes)
