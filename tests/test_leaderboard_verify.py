@@ -33,6 +33,16 @@ def test_published_toolorchestra_airline_reproduces(tmp_path: Path, shared_data:
     assert dom["airline"]["status"] == "verified" and dom["airline"]["tasks"] == 50
     assert dom["retail"]["status"] == "missing" and not v.ok  # retail and telecom have no trajectories here
     assert "partly verified" in v.summary().title
+    # the figures follow from the rewards as recorded; tauk.audit finds some that do not follow from the trajectories
+    import tauk
+
+    totals = tauk.audit(tauk.load(shared_data / "nonconformant" / "toolorchestra_airline_1trial.json",
+                                  strict=False)).totals()  # fmt: skip
+    assert totals["reward_mismatch"] > 0
+    assert (dom["airline"]["rewards_checked"], dom["airline"]["rewards_not_following"]) == (
+        totals["n_checked"], totals["reward_mismatch"])  # fmt: skip
+    assert f"({totals['reward_mismatch']} of them do not follow from the trajectories)" in v.summary().title
+    assert "recorded rewards do not follow" in dom["airline"]["note"]
 
 
 def test_infrastructure_convention_is_named(tmp_path: Path, shared_data: Path, expected: dict):
@@ -46,6 +56,8 @@ def test_infrastructure_convention_is_named(tmp_path: Path, shared_data: Path, e
     assert row["drop"] == pytest.approx(100 * e["pass_hat_k"]["1"]) and row["fail"] == pytest.approx(published)
     assert row["reproduces"] == "fail" and v.ok
     assert v.domains["convention"].to_list() == ["fail"] and v.domains["infra_errors"].to_list() == [1]
+    assert v.domains["rewards_not_following"].to_list() in ([0], [None])  # nothing to qualify
+    assert "do not follow" not in v.summary().title
 
 
 def test_a_wrong_figure_is_listed(tmp_path: Path, shared_data: Path):

@@ -83,7 +83,10 @@ class Verification:
     (``"drop"``, ``"fail"``, ``"both"`` or ``"neither"`` within ``tolerance`` points), tolerance.
     ``domains``: one row per domain — trajectory path (null when missing), status (``verified``, ``differs``,
     ``missing``, ``unreadable``), tasks, simulations, infra_errors, trials_per_task, convention (the one reproducing
-    every published k), note.
+    every published k), rewards_checked / rewards_not_following (recorded rewards :func:`tauk.audit` re-graded, and
+    of them those that do not follow from the trajectories and the embedded tasks; null for a bare trials frame),
+    note. The figures are recomputed from the rewards as recorded: "verified" says the published pass^k follow from
+    them, and the verdict says when some of them do not follow from the trajectories.
     """
 
     submission_id: str
@@ -120,8 +123,9 @@ class Verification:
         fields = ["domain", "k", "published", "drop", "fail", "difference_drop", "difference_fail", "reproduces"]
         rows = [[r["domain"], r["k"], r["published"], r["drop"], r["fail"], r["difference_drop"], r["difference_fail"],
                  r["reproduces"]] for r in self.frame.iter_rows(named=True)]  # fmt: skip
-        notes = [f"submission {self.submission_id}: pass^k in points; difference = recomputed − published; reproduces: within "
-                 "the submission's rounding (half a unit of its last decimal)"]  # fmt: skip
+        notes = [f"submission {self.submission_id}: pass^k in points, recomputed from the rewards recorded in the "
+                 "trajectories; difference = recomputed − published; reproduces: within the submission's rounding "
+                 "(half a unit of its last decimal)"]  # fmt: skip
         for d in self.domains.iter_rows(named=True):
             if d["status"] in ("missing", "unreadable"):
                 notes.append(f"{d['domain']}: {d['status']} — {d['note']}")
@@ -134,6 +138,9 @@ class Verification:
         n_ok = st.count("verified")
         verdict = ("verified" if self.ok else f"partly verified ({n_ok} of {len(st)} domains)" if n_ok and
                    "differs" not in st else "NOT verified")  # fmt: skip
+        off = int(self.domains["rewards_not_following"].fill_null(0).sum())
+        if off and n_ok:
+            verdict += f" from the recorded rewards ({off} of them do not follow from the trajectories)"
         return SummaryTable.build(f"Verification of {self.submission_id}: {verdict}", cols, rows, notes, digits=2,
                                   fields=fields, keys=2)  # fmt: skip
 
@@ -202,7 +209,7 @@ def verify_submission(submission: str | Path, *, trajectories: str | Path | Mapp
             dom_rows.append({**base, "status": "missing", "note": "trajectories but no published pass^k"})
             continue
         try:
-            trials = _trials(src)
+            trials, loaded = _trials(src)
         except TaukError as exc:
             dom_rows.append({**base, "status": "unreadable", "note": str(exc)})
             continue
@@ -233,7 +240,13 @@ def verify_submission(submission: str | Path, *, trajectories: str | Path | Mapp
             bad = [r for r in fig_rows if r["domain"] == dom and r["reproduces"] == "neither"]
             note = "; ".join(x for x in [note, f"{len(bad)} figure(s) reproduced by neither convention"
                                           if bad else "no single convention reproduces every k"] if x)  # fmt: skip
-        dom_rows.append({**base, "status": status, "convention": conv, "note": note})
+        checked, off = _rewards_checked(loaded)
+        if off:
+            note = "; ".join(x for x in [note, f"{off} of {checked} recorded rewards do not follow from the "
+                                         "trajectories and the embedded tasks (tauk.audit): the figures reproduce "
+                                         "from the rewards as recorded, not as re-graded"] if x)  # fmt: skip
+        dom_rows.append({**base, "status": status, "convention": conv, "rewards_checked": checked,
+                         "rewards_not_following": off, "note": note})
     frame = pl.DataFrame(fig_rows, schema={"submission_id": pl.String, "domain": pl.String, "k": pl.Int64,
                                            "published": pl.Float64, "drop": pl.Float64, "fail": pl.Float64,
                                            "difference_drop": pl.Float64, "difference_fail": pl.Float64,
@@ -241,16 +254,36 @@ def verify_submission(submission: str | Path, *, trajectories: str | Path | Mapp
     domains = pl.DataFrame(dom_rows, schema={"domain": pl.String, "trajectory": pl.String, "status": pl.String,
                                              "tasks": pl.Int64, "simulations": pl.Int64, "infra_errors": pl.Int64,
                                              "trials_per_task": pl.String, "convention": pl.String,
+                                             "rewards_checked": pl.Int64, "rewards_not_following": pl.Int64,
                                              "note": pl.String})  # fmt: skip
     return Verification(sid, frame, domains)
 
 
-def _trials(src: Any) -> pl.DataFrame:
+def _trials(src: Any) -> tuple[pl.DataFrame, Any]:
+    """The trials of a domain's trajectories and the loaded results they came from (None for a bare frame)."""
     if isinstance(src, pl.DataFrame):
-        return src
+        return src, None
     if hasattr(src, "trials"):
-        return src.trials
+        return src.trials, src
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return load(src, strict=False, progress=False).trials
+        res = load(src, strict=False, progress=False)
+    return res.trials, res
+
+
+def _rewards_checked(res: Any) -> tuple[int | None, int | None]:
+    """(recorded rewards re-graded, of them not following from the trajectories and the embedded tasks) by
+    :func:`tauk.audit`; (None, None) where the results cannot be re-graded."""
+    if res is None:
+        return None, None
+    from tauk.scoring.audit import audit
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            totals = audit(res).totals()
+    except TaukError:
+        return None, None
+    checked = int(totals.get("n_checked") or 0)
+    return (checked, int(totals.get("reward_mismatch") or 0)) if checked else (None, None)
 
