@@ -4,7 +4,7 @@ Everything here works on the ``trials`` frame of ARCHITECTURE.md, or on the per-
 :func:`task_counts`, which stand in for it. Conventions:
 
 * success = ``1 - SUCCESS_TOL <= reward <= 1 + SUCCESS_TOL`` (:mod:`tauk.conventions`); a null reward is a failure
-  (and is left out of avg_reward). The reward is read from the column named by ``reward=`` (default ``"reward"``).
+  (and is left out of avg_reward); a NaN reward is a null reward. The reward is read from the column named by ``reward=`` (default ``"reward"``).
 * ``infra="drop"`` removes ``termination_reason == "infrastructure_error"`` simulations before every metric;
   ``infra="fail"`` keeps them as failed trials. The count is always reported.
 * A task is identified by ``("domain", "task_id")`` within a group, so a label spanning several domains does not
@@ -255,7 +255,7 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
         infra_expr = pl.lit(False)
     df = df.lazy().with_columns(  # the two steps in one query
         pl.col("task_id").cast(pl.String),
-        pl.col("reward").cast(pl.Float64),
+        pl.col("reward").cast(pl.Float64).fill_nan(None),  # a NaN reward is a missing reward, as null is
         pl.col("agent_cost").cast(pl.Float64),
         infra_expr.alias("_infra"),
     )
