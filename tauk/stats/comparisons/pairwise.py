@@ -431,9 +431,12 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
         if method == "model":
             lo, hi = head.lo, head.hi
         elif T > 1:
-            # the paired bootstrap: resampling tasks resamples (Û_A, Û_B) together, i.e. d_t
-            bl, bh = interval(d, options.replace(ci=level), progress)
-            lo, hi = bl[0], bh[0]
+            # the paired bootstrap: resampling tasks resamples (Û_A, Û_B) together, i.e. d_t. Seeded, so drawn on
+            # one canonical copy of d — sorted (task labels do not matter) and oriented by the agents' names (b − a
+            # gives the mirror of a − b exactly)
+            sign = 1.0 if _sort_key((a,)) <= _sort_key((b,)) else -1.0
+            bl, bh = interval(np.sort(sign * d), options.replace(ci=level), progress)
+            lo, hi = (bl[0], bh[0]) if sign > 0 else (-bh[0], -bl[0])
         else:
             lo = hi = float("nan")
         p_sf, sf_method = _signflip_cross_check(d, permutations, options.seed)

@@ -193,3 +193,26 @@ def test_every_result_object_renders_escaped():
         recs = o.records()
         assert isinstance(recs, list) and all(isinstance(r, dict) for r in recs)
         json.dumps(recs)  # JSON-ready
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["bca", "percentile", "bootstrap-t"]))
+def test_bootstrap_interval_mirrors_under_swap_and_ignores_task_labels(seed, method):
+    """The paired task bootstrap (method="bca" / "percentile" / "bootstrap-t") is seeded, so it must not depend on
+    which agent is called a, nor on what the tasks are called. Before: T = 8, one trial each, A = 01100110,
+    B = 00111011: bca [−0.625, 0.5] for A − B but [−0.375, 0.625] for B − A (the mirror would be [−0.5, 0.625]);
+    renaming the tasks moved it too."""
+    rng = np.random.default_rng(seed)
+    T = int(rng.integers(3, 14))
+    sa = [[int(x) for x in rng.random(int(rng.integers(1, 4))) < 0.6] for _ in range(T)]
+    sb = [[int(x) for x in rng.random(int(rng.integers(1, 4))) < 0.4] for _ in range(T)]
+    df = make_trials(two_agents(sa, sb))
+    ab = compare(df, "A", "B", method=method, resamples=499).row()
+    ba = compare(df, "B", "A", method=method, resamples=499).row()
+    renamed = df.with_columns(pl.col("task_id").map_elements(lambda s: f"z{99 - int(s)}", return_dtype=pl.String))
+    rn = compare(renamed, "A", "B", method=method, resamples=499).row()
+    assert ba["difference"] == pytest.approx(-ab["difference"], abs=1e-12)
+    assert ba["ci_low"] == pytest.approx(-ab["ci_high"], abs=1e-12)
+    assert ba["ci_high"] == pytest.approx(-ab["ci_low"], abs=1e-12)
+    assert ba["p_value"] == pytest.approx(ab["p_value"], abs=1e-12)
+    assert (rn["ci_low"], rn["ci_high"]) == pytest.approx((ab["ci_low"], ab["ci_high"]), abs=1e-12)
