@@ -59,7 +59,7 @@ from ..dependence.adjust import (
 from ..dependence.clusters import FAMILY, cluster_keys
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
-from ..tasks import GroupTasks, normalize_by, u_hat
+from ..tasks import GroupTasks, check_k, normalize_by, u_hat
 from .paired_tests import EXACT_CELLS, _lattice, paired_test, signflip_pvalue
 from .pairing import groups_by_label, pair_tasks, task_index
 from .pvalues import adjust_pvalues, sign_flip_pvalue, wilcoxon_pvalue
@@ -181,6 +181,7 @@ def compare(
     'run variance (passes 8/8, t_(R−1) each)'
     """
     asked = normalize_by(by)
+    k = check_k(k)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     widen_runs = check_run_effects(run_effects) == "adjust"
@@ -302,6 +303,7 @@ def compare_all(
     [(1.0, 1.0, 1.0, 1.0), (2.0, 2.0, 3.0, 2.0), (3.0, 2.0, 3.0, 2.0)]
     """
     asked = normalize_by(by)
+    k = check_k(k)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     check_adjust(adjust)  # early

@@ -216,3 +216,21 @@ def test_bootstrap_interval_mirrors_under_swap_and_ignores_task_labels(seed, met
     assert ba["ci_high"] == pytest.approx(-ab["ci_low"], abs=1e-12)
     assert ba["p_value"] == pytest.approx(ab["p_value"], abs=1e-12)
     assert (rn["ci_low"], rn["ci_high"]) == pytest.approx((ab["ci_low"], ab["ci_high"]), abs=1e-12)
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, None, "2"])
+def test_a_k_that_is_not_a_positive_integer_is_refused_by_name(k):
+    """Before: compare(k=0) compared pass^0 (every estimate 1, difference 0, p = 1, no word), k=1.5 silently compared
+    pass^1, k=-1 raised math.comb's 'ValueError: k must be a non-negative integer', k=None a TypeError about int();
+    pass_hat_k(k=1.5) raised "TypeError: 'float' object is not iterable"."""
+    df = make_trials(two_agents([1, 0, 1, 1, 0], [0, 0, 1, 0, 1], trials=2))
+    with pytest.raises(TaukError, match="k must be a positive integer"):
+        compare(df, "A", "B", k=k)
+    with pytest.raises(TaukError, match="k must be a positive integer"):
+        compare_all(df, k=k)
+    if k is not None:  # pass_hat_k's k=None: the default ks
+        from tauk.stats import pass_hat_k
+
+        with pytest.raises(TaukError, match="k must be a positive integer"):
+            pass_hat_k(df, k=k)
+    assert compare(df, "A", "B", k=2.0).row()["k"] == 2  # an integral float is that integer
