@@ -297,3 +297,14 @@ def test_bad_input():
         recover(pl.DataFrame({"x": [1]}))
     with pytest.raises(TaukError):
         fit_histogram({1: 10.0, 2: 5.0}, Layout(0, 2), 0.05)
+
+
+def test_a_nan_published_figure_is_a_missing_one():
+    """A NaN figure (a frame built with NaN for "not published") is not published: before, recover_row raised
+    'ValueError: cannot convert float NaN to integer'; now the row is insufficient, as with None."""
+    from tauk.leaderboard import recover_row
+
+    nan = recover_row({1: 42.0, 2: float("nan"), 3: 22.0, 4: 20.0}, tasks=50, trials=4)
+    none = recover_row({1: 42.0, 2: None, 3: 22.0, 4: 20.0}, tasks=50, trials=4)
+    assert nan.status == none.status == "insufficient" and nan.note == none.note
+    assert recover_row({1: float("nan")}, tasks=50, trials=1).status == "insufficient"

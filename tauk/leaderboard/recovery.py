@@ -134,7 +134,7 @@ def recover_row(published: Mapping[int, float | None], *, tasks: int, trials: in
     ``tasks``/``trials``: the published layout (T, n); ``domain`` names the other task sets to try; ``decimals`` /
     ``tolerance`` override the rounding read from the figures (``tolerance`` in points).
     """
-    pub = {int(k): float(v) for k, v in published.items() if v is not None}
+    pub = {int(k): float(v) for k, v in published.items() if v is not None and not math.isnan(float(v))}  # NaN: unpublished
     d = published_decimals(pub.values()) if decimals is None else int(decimals)
     tol = rounding_tolerance(d) if tolerance is None else float(tolerance)
     items = tuple(sorted(pub.items()))

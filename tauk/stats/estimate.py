@@ -193,11 +193,17 @@ def resolve_ks(g: GroupTasks, ks: tuple[int, ...] | None) -> tuple[int, ...]:
 def warn_excluded(by: tuple[str, ...], keyed_rows: list[tuple[tuple, list[dict]]], stacklevel: int = 3) -> None:
     """A :class:`StatsWarning` naming the (group, k) cells whose k exceeds some tasks' trials (an explicit k:
     the default ks never exceed them), so a partial or null figure is not taken for the whole benchmark."""
+    unevaluated = [key for key, rows in keyed_rows if any(r["interval_method"] == UNEVALUATED for r in rows)]
+    if unevaluated:  # its tasks are left out for want of a reward, not of trials
+        names = "; ".join(", ".join(map(str, key)) or "the group" for key in unevaluated[:5])
+        more = f" (and {len(unevaluated) - 5} more)" if len(unevaluated) > 5 else ""
+        warnings.warn(f"no simulation evaluated (no reward information) in {names}{more}: its estimate is null, not 0",
+                      StatsWarning, stacklevel=stacklevel)  # fmt: skip
     cells = [
         (key, r["k"], r["n_tasks_excluded"], r["n_tasks"])
         for key, rows in keyed_rows
         for r in rows
-        if r["n_tasks_excluded"]
+        if r["n_tasks_excluded"] and r["interval_method"] != UNEVALUATED
     ]
     if not cells:
         return

@@ -195,9 +195,11 @@ def bound_rows(planned: Any, kept: Any, c: Any, ks: Sequence[int], options: Inte
                                      fallback=FALLBACK, options=options, posterior=posterior)  # fmt: skip
         for i, side in enumerate(("fail", "success")):
             for j, o in enumerate(out):
-                o[f"estimate_dropped_{side}"] = finite_or_none(r.estimate[i, j])
-                o[f"ci_low_dropped_{side}"] = finite_or_none(r.lo[i, j])
-                o[f"ci_high_dropped_{side}"] = finite_or_none(r.hi[i, j])
+                e = o[f"estimate_dropped_{side}"] = finite_or_none(r.estimate[i, j])
+                lo, hi = finite_or_none(r.lo[i, j]), finite_or_none(r.hi[i, j])
+                if e in (0.0, 1.0) and lo is not None and hi is not None:  # unanimous: reach the estimate, as
+                    lo, hi = min(lo, e), max(hi, e)  # tauk.stats.intervals.group does for the kept trials
+                o[f"ci_low_dropped_{side}"], o[f"ci_high_dropped_{side}"] = lo, hi
         return out
     for side in ("fail", "success"):
         rows = estimate_group(_bound_group(planned, kept, c, side, num_trials), list(ks), metric, options)

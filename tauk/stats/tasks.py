@@ -4,7 +4,7 @@ Everything here works on the ``trials`` frame of ARCHITECTURE.md, or on the per-
 :func:`task_counts`, which stand in for it. Conventions:
 
 * success = ``1 - SUCCESS_TOL <= reward <= 1 + SUCCESS_TOL`` (:mod:`tauk.conventions`); a null reward is a failure
-  (and is left out of avg_reward). The reward is read from the column named by ``reward=`` (default ``"reward"``).
+  (and is left out of avg_reward); a NaN reward is a null reward. The reward is read from the column named by ``reward=`` (default ``"reward"``).
 * ``infra="drop"`` removes ``termination_reason == "infrastructure_error"`` simulations before every metric;
   ``infra="fail"`` keeps them as failed trials. The count is always reported.
 * A task is identified by ``("domain", "task_id")`` within a group, so a label spanning several domains does not
@@ -37,6 +37,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from math import comb as _math_comb
@@ -138,12 +139,24 @@ def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(by)
 
 
+def check_k(k: Any) -> int:
+    """One k of pass^k: a positive integer (an integral float such as 2.0 is that integer), else a
+    :class:`~tauk.errors.TaukError` naming it (k = 0 would be pass^0 = 1 for every task, k = 1.5 silently pass^1)."""
+    ok = isinstance(k, int | np.integer | float | np.floating) and not isinstance(k, bool) and \
+        math.isfinite(k) and float(k).is_integer() and k >= 1  # fmt: skip
+    if not ok:
+        raise TaukError(f"k must be a positive integer, got {k!r}")
+    return int(k)
+
+
 def normalize_k(k: int | Iterable[int] | None) -> tuple[int, ...] | None:
     if k is None:
         return None
-    ks = (int(k),) if isinstance(k, int | np.integer) else tuple(sorted({int(x) for x in k}))
-    if not ks or min(ks) < 1:
-        raise TaukError(f"k must be positive integers, got {k!r}")
+    if isinstance(k, str) or not isinstance(k, Iterable):
+        return (check_k(k),)
+    ks = tuple(sorted({check_k(x) for x in k}))
+    if not ks:
+        raise TaukError(f"k must be a positive integer or a list of them, got {k!r}")
     return ks
 
 
@@ -256,7 +269,7 @@ def prepare_trials(trials: pl.DataFrame, infra: str, reward: str = "reward") -> 
         infra_expr = pl.lit(False)
     df = df.lazy().with_columns(  # the two steps in one query
         pl.col("task_id").cast(pl.String),
-        pl.col("reward").cast(pl.Float64),
+        pl.col("reward").cast(pl.Float64).fill_nan(None),  # a NaN reward is a missing reward, as null is
         pl.col("agent_cost").cast(pl.Float64),
         infra_expr.alias("_infra"),
     )

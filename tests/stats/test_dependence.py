@@ -329,3 +329,19 @@ def test_no_q_driven_widening_meets_both_run_effect_targets_at_4_passes():
     assert C[:, 0].sum() < 0.88  # report-only: the run effect is not covered
     assert bound.solve([C], [W]) < 0.935
     assert bound.solve([C], [W * 1.05 / 1.25]) > 0.95  # with a 25 % width budget the same LP reaches it
+
+
+def test_cluster_compare_with_no_spread_between_clusters_says_the_task_level_test_is_kept():
+    """Every cluster's mean difference the same: the CR2 variance is 0 and the task-level (score) test is kept —
+    before, silently: adjusted_for null, n_clusters 3, se_cluster 0, and the notes still said the headline was the
+    cluster-robust (CR2) t test and interval."""
+    from stats.frames import make_trials, two_agents
+
+    fr = make_trials(two_agents([1] * 6, [0] * 6, trials=2)).with_columns(
+        fam=(pl.col("task_id").cast(pl.Int64) // 2).cast(pl.String))
+    with pytest.warns(StatsWarning, match="cluster-robust variance is 0"):
+        c = tauk.stats.compare(fr, "A", "B", cluster="fam")
+    row = c.row()
+    assert row["adjusted_for"] is None and row["n_clusters"] == 3 and row["se_cluster"] == 0.0
+    assert 0 < row["ci_low"] < 1 == row["ci_high"]  # the score interval, not the zero-width CR2 t
+    assert any("cluster-robust variance is 0" in n and "task-level test is kept" in n for n in c.summary().notes)

@@ -262,3 +262,16 @@ def test_other_infra_estimate_without_re_preparing():
     fail = _quiet_summary(frame, ci=None, infra="fail", k=[1, 2, 3]).pass_hat_k.sort("k")
     assert drop["estimate_infra_fail"].to_list() == fail["estimate"].to_list()
     assert fail["estimate_infra_drop"].to_list() == drop["estimate"].to_list()
+
+
+def test_bounds_hold_a_unanimous_estimate():
+    """Every kept trial failed, one dropped: the dropped = fail bound is 0, and its model interval now reaches it
+    (before: 0.0 with [0.0009, 0.125], as the kept-trial interval had been)."""
+    rows = [{"task_id": t, "trial": i, "reward": 0.0,
+             "termination_reason": "infrastructure_error" if (t, i) == (0, 0) else "user_stop"}
+            for t in range(20) for i in range(2)]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cell = tauk.stats.summarize(make_trials(rows), k=[1]).records()[0]["pass_hat_k"]["1"]
+    for side in ("", "_dropped_fail", "_dropped_success"):
+        assert cell[f"ci_low{side}"] <= cell[f"estimate{side}"] <= cell[f"ci_high{side}"], side

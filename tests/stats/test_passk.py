@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import warnings
 from collections import defaultdict
 
 import numpy as np
@@ -198,3 +199,19 @@ def test_taubench_gpt4o_airline_reference(shared_data):
     # the naive per-trial SE (docs/spec.md: ≈ 0.035) is much smaller than the task-clustered one
     r = df["reward"].to_numpy() >= 1 - 1e-6
     assert np.std(r, ddof=1) / math.sqrt(r.size) == pytest.approx(0.035, abs=1e-3)
+
+
+def test_an_unevaluated_group_is_not_blamed_on_k():
+    """Every reward null (NaN): before, the StatsWarning said "k above the trials of some tasks — k=1 leaves out 5 of
+    5 task(s)" for tasks with 2 trials each; now it names the real reason, and a group with k above its trials
+    still gets the k warning."""
+    rows = [{"task_id": t, "trial": i, "reward": None, "run_id": "none"} for t in range(5) for i in range(2)]
+    rows += [{"task_id": t, "trial": 0, "reward": 1.0, "run_id": "one"} for t in range(5)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = pass_hat_k(make_trials(rows), by="run_id", k=[1, 2])
+    msgs = [str(w.message) for w in caught if issubclass(w.category, StatsWarning)]
+    assert any("none" in m and "no reward" in m for m in msgs), msgs
+    assert not any("none: k=" in m for m in msgs), msgs
+    assert any("one: k=2 leaves out 5 of 5" in m for m in msgs), msgs
+    assert r.to_frame().filter(run_id="none")["estimate"].is_null().all()

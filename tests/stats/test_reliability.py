@@ -187,3 +187,20 @@ def test_cost_cv_without_an_agent_cost_says_it_is_the_users(shared_data):
     assert len(notes) == 1 and "gpt-4o" in notes[0] and "user" in notes[0]  # … and said to be the user's alone
     t2_agent = json.loads(t2.read_text())["info"]["agent_info"]["llm"]
     assert t2_agent not in notes[0]
+
+
+def test_a_quantity_not_computed_is_null_in_every_form():
+    """No cost recorded, no tool calls given, one trial per task: those quantities are not computed. records() said
+    None and the text '—', but to_frame() / .groups held NaN (24–32 NaN columns on such frames)."""
+    import warnings
+
+    from stats.frames import make_trials, two_agents
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = tauk.stats.reliability(make_trials(two_agents([1, 0, 1], [0, 0, 1])), by="agent")
+    f = r.to_frame()
+    assert not [c for c, t in f.schema.items() if t == pl.Float64 and f[c].is_nan().any()]
+    assert f["cv_turns"].is_null().all() and f["outcome_consistency"].is_null().all()
+    rec = r.records()[0]
+    assert all(rec[c] == f.row(0, named=True)[c] for c in f.columns)

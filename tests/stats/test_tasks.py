@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -111,3 +112,22 @@ def test_default_k_list_stays_readable_with_many_trials():
     c = [sum(r["reward"] for r in rows if r["task_id"] == f"t{t}") for t in range(10)]
     want = np.mean([math.comb(int(x), 30) / math.comb(40, 30) for x in c])
     assert asked["estimate"].to_list() == [pytest.approx(want)]
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_nan_reward_is_a_null_reward(partial):
+    """A NaN reward (a float column filled with NaN, e.g. a recomputed score that could not be computed) is the same
+    missing reward as a null one: a failure, left out of avg_reward, and a group with no reward at all is "not
+    evaluated" — not pass^k = 0 with an interval and avg_reward NaN."""
+    def frame(missing):
+        return make_trials([{"task_id": t, "trial": i, "reward": (1.0 if partial and i else missing)}
+                            for t in range(5) for i in range(2)])  # fmt: skip
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nan = summarize(frame(float("nan")), k=1).records()[0]
+        null = summarize(frame(None), k=1).records()[0]
+    assert nan == null
+    assert nan["rewards"] == ("binary" if partial else "none")
+    assert nan["avg_reward"] == (1.0 if partial else None)
+    assert nan["pass_hat_k"]["1"]["estimate"] == (0.5 if partial else None)

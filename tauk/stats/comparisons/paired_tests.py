@@ -197,15 +197,15 @@ def signflip_pvalue(d: np.ndarray, *, mid: bool = True, delta: float = 0.0, **kw
 
 
 def _invert(null: SignFlipNull, d: np.ndarray, alpha: float, mid: bool, include: float = 0.0) -> tuple[float, float]:
-    """Outermost δ on each side of d̄ with p(δ) ≥ α (64-point scan, then bisection to 1e-9)."""
+    """Outermost δ in [−1, 1] on each side of d̄ with p(δ) ≥ α (64-point scan, then bisection to 1e-9).
+
+    Beyond the smallest (largest) d_t every d_t − δ has one sign, so p(δ) is the same for every such δ (2^{1−T},
+    mid-p 2^{−T}): where it is ≥ α (T ≤ 5, mid-p T ≤ 4, at α = 0.05) the interval reaches −1 (1)."""
     est = float(d.mean())
     out = []
-    for edge in (float(d.min()), float(d.max())):
-        if edge == est:
-            out.append(est)
-            continue
-        if _p_at(null, edge, mid) >= alpha:
-            out.append(edge)
+    for edge, bound in ((float(d.min()), -1.0), (float(d.max()), 1.0)):
+        if edge == est or _p_at(null, edge, mid) >= alpha:
+            out.append(bound if edge != bound and _p_at(null, bound, mid) >= alpha else edge)
             continue
         grid = np.linspace(est, edge, 65)
         if min(est, edge) < include < max(est, edge):
@@ -325,10 +325,8 @@ def paired_test(
         _, lo, hi, p = _t_columns(d[:, None], alpha)
         return PairedTest(est, float(lo[0]), float(hi[0]), float(p[0]), method)
     mid = method == "signflip-mid"
-    if not np.any(d != 0):
-        return PairedTest(est, 0.0, 0.0, 1.0, method)
     null = signflip_null(d, permutations=permutations, seed=seed)
-    p = _p_at(null, 0.0, mid)
+    p = _p_at(null, 0.0, mid) if np.any(d != 0) else 1.0
     lo, hi = _invert(null, d, alpha, mid)
     return PairedTest(est, lo, hi, p, method)
 

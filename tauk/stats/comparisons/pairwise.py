@@ -59,7 +59,7 @@ from ..dependence.adjust import (
 from ..dependence.clusters import FAMILY, cluster_keys
 from ..intervals.bootstrap import column_stats, interval
 from ..options import IntervalOptions, check_adjust, check_test, finite_or_none, interval_options
-from ..tasks import GroupTasks, normalize_by, pooling_notes, u_hat
+from ..tasks import GroupTasks, check_k, normalize_by, pooling_notes, u_hat
 from .paired_tests import EXACT_CELLS, _lattice, paired_test, signflip_pvalue
 from .pairing import groups_by_label, pair_tasks, task_index
 from .pvalues import adjust_pvalues, sign_flip_pvalue, wilcoxon_pvalue
@@ -181,6 +181,7 @@ def compare(
     'run variance (passes 8/8, t_(R−1) each)'
     """
     asked = normalize_by(by)
+    k = check_k(k)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     widen_runs = check_run_effects(run_effects) == "adjust"
@@ -303,6 +304,7 @@ def compare_all(
     [(1.0, 1.0, 1.0, 1.0), (2.0, 2.0, 3.0, 2.0), (3.0, 2.0, 3.0, 2.0)]
     """
     asked = normalize_by(by)
+    k = check_k(k)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     check_adjust(adjust)  # early
@@ -432,9 +434,12 @@ def compare_pair(ga: GroupTasks | None, gb: GroupTasks | None, a: Any, b: Any, k
         if method == "model":
             lo, hi = head.lo, head.hi
         elif T > 1:
-            # the paired bootstrap: resampling tasks resamples (Û_A, Û_B) together, i.e. d_t
-            bl, bh = interval(d, options.replace(ci=level), progress)
-            lo, hi = bl[0], bh[0]
+            # the paired bootstrap: resampling tasks resamples (Û_A, Û_B) together, i.e. d_t. Seeded, so drawn on
+            # one canonical copy of d — sorted (task labels do not matter) and oriented by the agents' names (b − a
+            # gives the mirror of a − b exactly)
+            sign = 1.0 if _sort_key((a,)) <= _sort_key((b,)) else -1.0
+            bl, bh = interval(np.sort(sign * d), options.replace(ci=level), progress)
+            lo, hi = (bl[0], bh[0]) if sign > 0 else (-bh[0], -bl[0])
         else:
             lo = hi = float("nan")
         p_sf, sf_method = _signflip_cross_check(d, permutations, options.seed)

@@ -381,6 +381,12 @@ class MultipleComparison:
                 f"{{{r['rank_low_simultaneous']:g}, {r['rank_high_simultaneous']:g}}} on {r['n_tasks']} common "
                 f"task{'s' if r['n_tasks'] != 1 else ''}"
             )
+        unranked = self.ranks.filter(pl.col("n_tasks").fill_null(0) == 0)
+        for key, grp in unranked.group_by(list(self.by) or pl.lit(0), maintain_order=True):
+            g = ", ".join(str(v) for v in key) if self.by else ""
+            names = ", ".join(str(x) for x in grp[self.label].to_list())
+            notes.append(f"{g + ': ' if g else ''}no rank interval for {names}: no task with at least k={self.k} "
+                         "trials common to all the agents of the group (rank null)")  # fmt: skip
         return SummaryTable.build(f"pairwise pass^{self.k} comparisons", cols, rows, notes, fields=fields,
                                   keys=len(self.by) + 2)  # fmt: skip
 

@@ -252,10 +252,16 @@ def comparison_dependence(row: dict[str, Any], tasks: pl.DataFrame, k: int, re_a
                                                                                    tasks["task_id"].to_list())]  # fmt: skip
         V, G = cluster_variance(d, labels)
         out["n_clusters"] = G
-        if G >= 2 and np.isfinite(V):
+        if G >= 2 and np.isfinite(V) and V > 0:
             out["se_cluster"] = math.sqrt(V)
             parts.append((V, G - 1))
             label.append(f"clusters ({G}, CR2, t_{G - 1})")
+        elif G >= 2 and V == 0:  # a zero-width CR2 t interval: the task-level test stands, and says so
+            out["se_cluster"] = 0.0
+            msg = (f"cluster={cluster!r}: the cluster-robust variance is 0 (every cluster's mean difference the "
+                   "same); the task-level test is kept")  # fmt: skip
+            warnings.warn(msg, StatsWarning, stacklevel=4)
+            notes.append(msg)
         else:
             msg = f"cluster={cluster!r}: fewer than 2 clusters among the shared tasks; the task-level test is kept"
             warnings.warn(msg, StatsWarning, stacklevel=4)

@@ -71,6 +71,12 @@ def iter_counts(T: int, B: int, seed: int | np.random.Generator | None, progress
         yield np.bincount(idx.ravel(), minlength=b * T).astype(np.int32, copy=False).reshape(b, T)
 
 
+def canonical_rows(U: np.ndarray) -> np.ndarray:
+    """The rows of U (T × K) in one canonical order (sorted, NaN last): tasks are exchangeable, so a seeded
+    bootstrap drawn over these rows — and every statistic computed beside it — does not depend on their ids."""
+    return U[np.lexsort(np.where(np.isnan(U), np.inf, U).T[::-1])]
+
+
 def _categories(U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of U (NaN-aware) and how many tasks share each."""
     key = np.where(np.isnan(U), np.inf, U)  # U never holds ±inf, so inf marks "undefined"
@@ -122,7 +128,9 @@ def bootstrap_means(
         use_cats = bool(collapse) or cats.shape[0] <= T // 2
     else:
         use_cats = False
-    rows = cats if use_cats else U
+    # tasks are exchangeable: the seeded draw must not depend on their order (their ids), so the task-level matrix
+    # is drawn over the rows in one canonical (sorted) order, as the categories are
+    rows = cats if use_cats else canonical_rows(U)
     mask = np.isfinite(rows)
     full = bool(mask.all())
     U0 = np.where(mask, rows, 0.0)
@@ -255,6 +263,8 @@ def interval(
     method = options.method
     if method not in BOOTSTRAP_METHODS:
         raise TaukError(f"method must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+    U = np.asarray(U, dtype=np.float64)
+    U = canonical_rows(U[:, None] if U.ndim == 1 else U)  # the same sums (ties with θ̂ in BCa's z0) in any order
     theta, se, T = column_stats(U)
     if method == "t":
         return t_interval(theta, se, T, options.ci)

@@ -122,6 +122,12 @@ def _check(m) -> tuple[float | None, bool | None]:
     return p, (None if p is None else bool(m.check_passed))
 
 
+def _reach(r: dict[str, Any], lo: str, hi: str, e: float) -> None:
+    """Extend the interval ``r[lo]``–``r[hi]`` (when there is one) to hold the estimate ``e``."""
+    if r[lo] is not None and r[hi] is not None:
+        r[lo], r[hi] = min(r[lo], e), max(r[hi], e)
+
+
 def group_intervals(
     g: GroupTasks,
     ks: Sequence[int],
@@ -149,6 +155,9 @@ def group_intervals(
             r = out[j]
             r["ci_low"], r["ci_high"] = finite_or_none(pop.lo[j]), finite_or_none(pop.hi[j])
             r["rerun_ci_low"], r["rerun_ci_high"] = finite_or_none(fix.lo[j]), finite_or_none(fix.hi[j])
+            if est[j] in (0.0, 1.0):  # every task's Û_k 0 (1): the posterior alone excludes the boundary
+                _reach(r, "ci_low", "ci_high", float(est[j]))
+                _reach(r, "rerun_ci_low", "rerun_ci_high", float(est[j]))
             r["interval_method"] = label if r["ci_low"] is not None else N_NO_K
             r["rerun_interval_method"] = label if r["rerun_ci_low"] is not None else N_NO_K
             if r["rerun_ci_low"] is not None and label != M_BINOMIAL and bool(np.any((g.n >= ks[j]) & (g.n < 2 * ks[j]))):
@@ -228,6 +237,13 @@ def interval_notes(frame: pl.DataFrame, by: tuple[str, ...], options: IntervalOp
         if tested < G:
             notes.append(f"model check not testable in {G - tested} group(s): fewer than 2 tasks, no task with ≥ 3 "
                          "trials, or one trial per task")  # fmt: skip
+        edge = frame.filter(pl.col("interval_method").is_in([M_MODEL, M_FAILED])
+                            & (((pl.col("estimate") == 0.0) & (pl.col("ci_low") == 0.0))
+                               | ((pl.col("estimate") == 1.0) & (pl.col("ci_high") == 1.0))))  # fmt: skip
+        if edge.height:
+            notes.append(f"{edge.height} (group, k) cell(s) where every task's estimate is 0 (or every one 1): the "
+                         "model's interval is extended to reach the estimate (the posterior of E[p^k] alone excludes "
+                         "the boundary, where its uniform prior puts no mass)")  # fmt: skip
         nb = int(by_group["binomial"].sum())
         if nb:
             notes.append(f"{nb} group(s) with one trial per task: Blaker's exact interval on the successes over the tasks "

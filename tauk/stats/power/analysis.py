@@ -217,8 +217,8 @@ def power_analysis(
         raise TaukError("give exactly one of var_d or pilot")
     tasks_needed(delta, 1.0, alpha=alpha, target_power=target_power)  # validates
     if var_d is not None:
-        if var_d < 0:
-            raise TaukError("var_d must be ≥ 0")
+        if not 0 <= var_d < float("inf"):
+            raise TaukError(f"var_d must be a finite number ≥ 0, got {var_d}")
         T = tasks_needed(delta, var_d, alpha=alpha, target_power=target_power)
         frame = pl.DataFrame([{"trials_per_task": None, "var_d": float(var_d), "tasks_needed": T, "trials_needed": None,
                                "power": power_t(T, delta, float(var_d), alpha=alpha)}], schema=FRAME_SCHEMA)  # fmt: skip

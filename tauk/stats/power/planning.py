@@ -65,6 +65,8 @@ def power_t(T: int | Sequence[int] | np.ndarray, delta: float, var_d: float, *, 
 
 
 def _check_variance(var_d: float, df: float | None = None) -> None:
+    if not math.isfinite(var_d):
+        raise TaukError(f"var_d must be a finite number ≥ 0, got {var_d}")
     if var_d < 0 or (df is not None and not df > 0):
         raise TaukError("var_d must be ≥ 0" if var_d < 0 else "df must be > 0")
 
@@ -128,7 +130,7 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_pow
     Raises
     ------
     TaukError
-        When ``delta`` is 0, ``var_d`` < 0, ``df`` ≤ 0 or ``alpha`` / ``target_power`` lie outside (0, 1).
+        When ``delta`` is 0 or not finite, ``var_d`` is < 0 or not finite, ``df`` ≤ 0 or ``alpha`` / ``target_power`` lie outside (0, 1).
 
     Examples
     --------
@@ -142,8 +144,8 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_pow
     if not (0 < alpha < 1 and 0 < target_power < 1):
         raise TaukError("alpha and target_power must lie in (0, 1)")
     power, var_d = target_power, float(var_d)
-    if delta == 0:
-        raise TaukError("delta must be nonzero")
+    if delta == 0 or not math.isfinite(delta):
+        raise TaukError(f"delta must be a finite nonzero difference, got {delta}")
     _check_variance(var_d, df)
     if var_d == 0:
         return 2

@@ -357,4 +357,5 @@ def reliability(
             row.update({m: est, f"{m}_se": se, f"{m}_low": lo, f"{m}_high": hi, f"{m}_tasks": T})
         rows.append(row)
     groups = pl.DataFrame(rows, infer_schema_length=None).sort(list(by)) if rows else pl.DataFrame()
+    groups = groups.with_columns(pl.col(pl.Float64).fill_nan(None))  # not computed: null, as records() says
     return ReliabilityProfile(groups, tv.sort(keys), by, ci, infra, tuple(notes))

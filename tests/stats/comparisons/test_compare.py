@@ -206,3 +206,44 @@ def test_every_result_object_renders_escaped():
         recs = o.records()
         assert isinstance(recs, list) and all(isinstance(r, dict) for r in recs)
         json.dumps(recs)  # JSON-ready
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["bca", "percentile", "bootstrap-t"]))
+def test_bootstrap_interval_mirrors_under_swap_and_ignores_task_labels(seed, method):
+    """The paired task bootstrap (method="bca" / "percentile" / "bootstrap-t") is seeded, so it must not depend on
+    which agent is called a, nor on what the tasks are called. Before: T = 8, one trial each, A = 01100110,
+    B = 00111011: bca [−0.625, 0.5] for A − B but [−0.375, 0.625] for B − A (the mirror would be [−0.5, 0.625]);
+    renaming the tasks moved it too."""
+    rng = np.random.default_rng(seed)
+    T = int(rng.integers(3, 14))
+    sa = [[int(x) for x in rng.random(int(rng.integers(1, 4))) < 0.6] for _ in range(T)]
+    sb = [[int(x) for x in rng.random(int(rng.integers(1, 4))) < 0.4] for _ in range(T)]
+    df = make_trials(two_agents(sa, sb))
+    ab = compare(df, "A", "B", method=method, resamples=499).row()
+    ba = compare(df, "B", "A", method=method, resamples=499).row()
+    renamed = df.with_columns(pl.col("task_id").map_elements(lambda s: f"z{99 - int(s)}", return_dtype=pl.String))
+    rn = compare(renamed, "A", "B", method=method, resamples=499).row()
+    assert ba["difference"] == pytest.approx(-ab["difference"], abs=1e-12)
+    assert ba["ci_low"] == pytest.approx(-ab["ci_high"], abs=1e-12)
+    assert ba["ci_high"] == pytest.approx(-ab["ci_low"], abs=1e-12)
+    assert ba["p_value"] == pytest.approx(ab["p_value"], abs=1e-12)
+    assert (rn["ci_low"], rn["ci_high"]) == pytest.approx((ab["ci_low"], ab["ci_high"]), abs=1e-12)
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, None, "2"])
+def test_a_k_that_is_not_a_positive_integer_is_refused_by_name(k):
+    """Before: compare(k=0) compared pass^0 (every estimate 1, difference 0, p = 1, no word), k=1.5 silently compared
+    pass^1, k=-1 raised math.comb's 'ValueError: k must be a non-negative integer', k=None a TypeError about int();
+    pass_hat_k(k=1.5) raised "TypeError: 'float' object is not iterable"."""
+    df = make_trials(two_agents([1, 0, 1, 1, 0], [0, 0, 1, 0, 1], trials=2))
+    with pytest.raises(TaukError, match="k must be a positive integer"):
+        compare(df, "A", "B", k=k)
+    with pytest.raises(TaukError, match="k must be a positive integer"):
+        compare_all(df, k=k)
+    if k is not None:  # pass_hat_k's k=None: the default ks
+        from tauk.stats import pass_hat_k
+
+        with pytest.raises(TaukError, match="k must be a positive integer"):
+            pass_hat_k(df, k=k)
+    assert compare(df, "A", "B", k=2.0).row()["k"] == 2  # an integral float is that integer

@@ -232,3 +232,21 @@ def test_no_nonrandomised_test_reaches_4_percent_in_the_sparse_cells():
     t_rate = float(bound.probs(T, a, b, np.array([q]))[0] @ reported)
     assert best < 0.04
     assert abs(best - t_rate) < 1e-4
+
+
+@pytest.mark.parametrize("d", [[1.0], [-0.5], [0.0], [0.0, 0.0], [1.0, 1.0, 1.0], [0.5, -0.25], [1.0, 0.0, 1.0, 1.0, 0.5],
+                               [0.0] * 8, [1.0] * 8, [0.25] * 5])  # fmt: skip
+@pytest.mark.parametrize("method, mid", [("signflip", False), ("signflip-mid", True)])
+def test_signflip_interval_reaches_past_the_observed_differences(d, method, mid):
+    """{δ : p(δ) ≥ α} on [−1, 1]: beyond the smallest / largest d_t every d_t − δ has one sign and p(δ) = 2^{1−T}
+    (mid-p 2^{−T}), accepted at T ≤ 5 (mid-p T ≤ 4) — so the interval is not [min d, max d] there. Before: one task
+    gave the zero-width [d, d] with p = 1, and a constant d at T ≤ 5 the same."""
+    d = np.asarray(d)
+    est, lo, hi, p, _ = paired_test(d, test=method)
+    grid = np.linspace(-1.0, 1.0, 401)
+    accepted = grid[[signflip_pvalue(d, mid=mid, delta=g) >= ALPHA for g in grid]]
+    assert lo <= est <= hi
+    assert lo == pytest.approx(min(accepted.min(), est), abs=0.006)
+    assert hi == pytest.approx(max(accepted.max(), est), abs=0.006)
+    if p >= ALPHA:
+        assert lo <= 0.0 <= hi

@@ -73,3 +73,21 @@ def test_rank_intervals_edge_cases():
     assert one.lo.tolist() == [1, 1, 1] and one.hi.tolist() == [3, 3, 3]
     with pytest.raises(ValueError):
         rank_intervals(np.full((5, 2), np.nan))
+
+
+def test_null_ranks_are_explained_in_the_summary():
+    """No task common to all agents (C ran other tasks): every rank is null. Before, the summary said nothing of
+    the ranks at all; now a note says why they are null."""
+    import warnings
+
+    from stats.frames import make_trials, two_agents
+    from tauk.stats import compare_all
+
+    rows = two_agents([1, 0, 1, 1, 0, 1], [0, 0, 1, 0, 1, 0], trials=2)
+    rows += [{"run_id": "run-C", "agent": "C", "task_id": t, "trial": 0, "reward": 1.0} for t in (10, 11, 12)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mc = compare_all(make_trials(rows))
+    assert mc.ranks["rank"].is_null().all()
+    notes = mc.summary().notes
+    assert any("no rank" in n and "A, B, C" in n and "common to all" in n for n in notes), notes

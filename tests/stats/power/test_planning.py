@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from tauk.errors import TaukError
+from tauk.stats import power_analysis
 from tauk.stats.comparisons.paired_tests import paired_test, signflip_pvalue
 from tauk.stats.power import (
     power_t,
@@ -101,3 +103,14 @@ def test_one_trial_pilots_state_what_is_identified():
     assert not m.identified and m.var_d(1) == pytest.approx(np.var(c - cb, ddof=1)) and m.var_d(8) == m.var_d(1)
     with pytest.raises(ValueError):
         variance_from_pilot(np.ones(1, int), np.ones(1, int))
+
+
+@pytest.mark.parametrize("delta, var_d", [(0.1, math.nan), (0.1, math.inf), (math.nan, 0.1), (math.inf, 0.1)])
+def test_tasks_needed_refuses_non_finite_inputs_by_name(delta, var_d):
+    """Before: tasks_needed(0.1, nan) raised 'ValueError: cannot convert float NaN to integer' (var_d = inf an
+    OverflowError), power_analysis(var_d=nan) the same — an exception naming nothing the caller passed."""
+    name = "delta" if not math.isfinite(delta) else "var_d"
+    with pytest.raises(TaukError, match=name):
+        tasks_needed(delta, var_d)
+    with pytest.raises(TaukError, match=name):
+        power_analysis(delta=delta, var_d=var_d)
