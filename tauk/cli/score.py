@@ -52,7 +52,7 @@ def write_scored(scored: pl.DataFrame, path: str) -> None:
     elif p.suffix == ".json":
         p.write_text(json.dumps(scored.to_dicts(), ensure_ascii=False, default=str))
     else:  # CSV has no lists: JSON text; text (labels, task ids, reasons from the logs) no spreadsheet evaluates
-        from tauk.table._format import csv_safe
+        from tauk.table import csv_safe
 
         lists = [c for c, t in scored.schema.items() if isinstance(t, pl.List)]
         flat = scored.with_columns(pl.col(c).map_elements(lambda v: json.dumps(list(v)), return_dtype=pl.String)
