@@ -40,7 +40,7 @@ import numpy as np
 import polars as pl
 
 from tauk.conventions import INFRA
-from tauk.errors import TaukError
+from tauk.errors import StatsWarning, TaukError
 from tauk.table import SummaryTable
 
 from ..comparisons.pairing import pair_tasks
@@ -266,6 +266,17 @@ def power_analysis(
     else:  # one agent: the between part is the stated disagreement; one trial: the icc stated (or None)
         share = icc
     rows = [plan(delta, model, trials=[m], alpha=alpha, target_power=target_power, df=d)[0] for m, d in zip(ms, dfs)]
+    if not model.var_d(mean_n) > 0 and not any((r["var_d"] or 0) > 0 for r in rows):
+        # nothing in the pilot varies (every trial of every task the same outcome, every d̂_t equal): it cannot say
+        # how much the difference varies, and Var(d_t) = 0 would plan 2 tasks at power 1
+        why = (f"nothing in the pilot varies ({int(pairs[0][0].size)} tasks, every per-task difference the same and "
+               "no trial noise): it cannot tell how much the difference varies from task to task; no plan — give "
+               "var_d (at most 1 − δ² for a difference of pass^1) or run a pilot whose outcomes vary")  # fmt: skip
+        warnings.warn(StatsWarning(f"power_analysis: {why}"), stacklevel=2)
+        rows = [{**r, "tasks_needed": None, "trials_needed": None, "power": None} for r in rows]
+        return PowerResult(float(delta), alpha, target_power, None, between, within, None, mean_n,
+                           int(pairs[0][0].size), model.source, pl.DataFrame(rows, schema=FRAME_SCHEMA), why, False,
+                           model.var_p, None)  # fmt: skip
     frame = pl.DataFrame(rows, schema=FRAME_SCHEMA)
     # the headline figure at the pilot's own (mean) trials per task follows the same model as the table (for a
     # paired pilot with equal trials per task, the observed Var(d̂_t): VarianceModel.var_d)

@@ -125,11 +125,22 @@ def variance_from_pilot(n, c, *, disagreement: float = 0.0, icc: float | None = 
                          False, f"E[p(1−p)] = (1 − icc)·p̄(1−p̄) with the stated icc = {icc:g}", icc * p * (1 - p))
 
 
+def _trial_variances(n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each task's unbiased trial variance c(n − c)/(n(n − 1)); a task with one trial (which cannot estimate it)
+    takes the mean of the others'. Also how many tasks had one trial."""
+    multi = n >= 2
+    w = np.zeros(n.size)
+    w[multi] = c[multi] * (n[multi] - c[multi]) / (n[multi] * (n[multi] - 1.0))
+    w[~multi] = w[multi].mean()
+    return w, int((~multi).sum())
+
+
 def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) -> VarianceModel:
     """Var(d_t) model from a pilot of both agents on the same tasks (pass^1).
 
     With ≥ 2 trials per task: within = mean_t(ŵ_A,t + ŵ_B,t), ŵ = c(n − c)/(n(n − 1)); between =
-    Var(d̂_t) − mean_t(ŵ_A,t/n_A,t + ŵ_B,t/n_B,t), clipped at 0, d̂_t = c_A/n_A − c_B/n_B. With one trial per task
+    Var(d̂_t) − mean_t(ŵ_A,t/n_A,t + ŵ_B,t/n_B,t), clipped at 0, d̂_t = c_A/n_A − c_B/n_B; a task one agent ran
+    once takes that agent's mean ŵ over its other tasks (the note says how many). With one trial per task
     Var(d̂_t) (= the variance at m = 1) is identified, its split is not: within = (1 − icc)·(p̄_A q̄_A + p̄_B q̄_B)
     for a stated icc, else 0 (the plan then assumes more trials per task do not help).
 
@@ -150,9 +161,9 @@ def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) 
         raise TaukError("the two agents' arrays must be aligned on the same tasks")
     d = c_a / n_a - c_b / n_b
     v = float(np.var(d, ddof=1))
-    if np.all(n_a >= 2) and np.all(n_b >= 2):
-        wa = c_a * (n_a - c_a) / (n_a * (n_a - 1.0))
-        wb = c_b * (n_b - c_b) / (n_b * (n_b - 1.0))
+    if np.any(n_a >= 2) and np.any(n_b >= 2):
+        wa, fill_a = _trial_variances(n_a, c_a)
+        wb, fill_b = _trial_variances(n_b, c_b)
         noise = float(np.mean(wa / n_a + wb / n_b))
         within = float(np.mean(wa + wb))
         # the trials per task at which Var(d̂_t) = between + within / m holds exactly: within / noise (= n when
@@ -160,13 +171,18 @@ def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) 
         m_pilot = within / noise if noise > 0 else float(np.mean(np.concatenate([n_a, n_b])))
         b = v - noise
         note = "between = Var(d̂_t) − trial noise"
+        filled = (f"; σ²_within from the tasks with ≥ 2 trials (one trial: {fill_a} of {n_a.size} tasks for the "
+                  f"first agent, {fill_b} for the second, which take the others' mean trial variance)"
+                  if fill_a or fill_b else "")  # fmt: skip
         if v <= 0:  # every task the same difference: nothing to plan with but the trial noise
-            return VarianceModel(0.0, within, "paired pilot", True, note + " < 0 (every d̂_t equal), clipped at 0")
+            return VarianceModel(0.0, within, "paired pilot", True,
+                                 note + " < 0 (every d̂_t equal), clipped at 0" + filled)  # fmt: skip
         if b < 0:
             note += (f" = {b:.4g} < 0, reported as 0; plans at up to the pilot's {m_pilot:.3g} trials per task use "
                      "it as is (with equal trials per task Var(d_t) there is the observed Var(d̂_t)), beyond them "
                      "min(that, σ²_within / n)")
-        return VarianceModel(max(b, 0.0), within, "paired pilot", True, note, between_raw=b, pilot_trials=m_pilot)
+        return VarianceModel(max(b, 0.0), within, "paired pilot", True, note + filled, between_raw=b,
+                             pilot_trials=m_pilot)  # fmt: skip
     if icc is not None and not 0 <= icc < 1:
         raise TaukError("icc must lie in [0, 1)")
     pa, pb = float(np.mean(c_a / n_a)), float(np.mean(c_b / n_b))

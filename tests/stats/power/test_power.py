@@ -153,15 +153,42 @@ def test_power_plans_edge_cases():
     c = np.array([4, 3, 0, 2, 4, 1, 2, 3, 1, 0])
     same = variance_from_paired_pilot(n, c, n, c)
     assert same.within > 0 and same.var_d(4) == pytest.approx(same.within / 4)
-    # unequal trials per task: a leave-out fit that changes the model's branch does not make the df meaningless
+    # unequal trials per task: the task run once takes the others' mean trial variance, so the pilot keeps its
+    # between/within split (before: one such task made it a '1 trial/task' pilot with σ²_within = 0, and more
+    # trials per task planned no fewer tasks); the df stay finite and positive
     n_a = np.array([4] * 9 + [1])
     c_a = np.array([4, 3, 0, 2, 4, 1, 2, 3, 1, 0])
     c_b = np.array([3, 3, 0, 1, 2, 0, 2, 4, 1, 1])
     dfs = pilot_df(lambda a: variance_from_paired_pilot(*a), [n_a, c_a, n_a, c_b], [1, 2, 4])
-    assert dfs == [9.0, 9.0, 9.0]
+    assert all(d is not None and 0 < d < float("inf") for d in dfs)
+    m = variance_from_paired_pilot(n_a, c_a, n_a, c_b)
+    wa = [c * (4 - c) / 12 for c in c_a[:9]]
+    wb = [c * (4 - c) / 12 for c in c_b[:9]]
+    assert m.within == pytest.approx(np.mean(wa + [np.mean(wa)]) + np.mean(wb + [np.mean(wb)]))
+    assert m.source == "paired pilot" and m.identified and "one trial: 1 of 10 tasks" in m.note
     pw = power_analysis(make_trials(_unequal_rows(n_a, c_a, c_b)), delta=0.1, trials_per_task=[1, 2, 4])
-    assert pw.frame["power"].is_finite().all() and pw.frame["var_d"].n_unique() == 1
-    assert pw.frame["tasks_needed"].n_unique() == 1
+    assert pw.frame["power"].is_finite().all() and pw.source == "paired pilot" and pw.var_within > 0
+    assert pw.frame["var_d"].to_list() == sorted(pw.frame["var_d"].to_list(), reverse=True)
+    assert pw.frame["tasks_needed"][0] > pw.frame["tasks_needed"][2]
+
+
+def test_a_pilot_where_nothing_varies_gives_no_plan():
+    """Every trial of every task passed for both agents: Var(d_t) = 0 planned 2 tasks at power 1.0 before, with only
+    'Var(d_t) = 0.0' in the notes. Now no plan, a StatsWarning and a note saying what to give instead."""
+    from tauk.errors import StatsWarning
+
+    for rows in (two_agents([1] * 4, [1] * 4, trials=2), two_agents([0] * 5, [0] * 5, trials=3)):
+        with pytest.warns(StatsWarning, match="nothing in the pilot varies"):
+            pw = power_analysis(make_trials(rows), delta=0.1, a="A", b="B")
+        assert pw.tasks_needed is None and pw.var_d is None and not pw.identified
+        assert pw.frame["tasks_needed"].is_null().all() and pw.frame["power"].is_null().all()
+        assert any("give var_d" in n for n in pw.summary().notes)
+    with pytest.warns(StatsWarning, match="nothing in the pilot varies"):  # one agent, every trial passed
+        one = power_analysis(make_trials(two_agents([1] * 4, [1] * 4, trials=2)).filter(pl.col("agent") == "A"),
+                             delta=0.1)  # fmt: skip
+    assert one.tasks_needed is None
+    # a pilot whose outcomes vary is planned as before
+    assert power_analysis(make_trials(two_agents([1, 0, 1, 1], [1, 1, 0, 1], trials=2)), delta=0.1).tasks_needed > 2
 
 
 def _unequal_rows(n, c_a, c_b):
