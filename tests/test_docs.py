@@ -161,3 +161,22 @@ def test_the_width_recheck_figures_match_its_results():
             f"{counts['no target']} cells near the thresholds lose the target") in readme
     assert "compare_width_cells_check.py" in (build.ROOT / "docs" / "calibration" / "comparisons.md").read_text(
         encoding="utf-8")
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation (dots and backticks included) dropped, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_to_a_heading_finds_it():
+    """A '[…](FILE.md#anchor)' link of the README, ARCHITECTURE.md or docs/ names a heading FILE.md has."""
+    broken = []
+    for doc in [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", text):
+            page = (doc.parent / target) if target else doc
+            headings = [line.lstrip("#") for line in page.read_text(encoding="utf-8").splitlines()
+                        if re.match(r"^#{1,6} ", line)]  # fmt: skip
+            if anchor not in {_slug(h) for h in headings}:
+                broken.append(f"{doc.relative_to(ROOT)}: {target}#{anchor}")
+    assert broken == []
