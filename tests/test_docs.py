@@ -180,3 +180,49 @@ def test_every_link_to_a_heading_finds_it():
             if anchor not in {_slug(h) for h in headings}:
                 broken.append(f"{doc.relative_to(ROOT)}: {target}#{anchor}")
     assert broken == []
+
+
+def _within(value: float, text: str, pattern: str) -> bool:
+    lo, hi = map(float, re.search(pattern, text).groups())
+    return lo <= value <= hi
+
+
+def test_the_speed_table_quotes_its_kept_runs():
+    """README's speed rows for bench_compare, leaderboard_recovery and bench_startup, and docs/leaderboard.md's
+    timings, against benchmarks/results/bench_compare.txt, leaderboard_recovery_1000_seed0.txt, bench_startup.txt."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    board_doc = (ROOT / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+
+    rows = re.findall(r"^(?:data/|simulated).*?([\d.]+) ms +([\d.]+) ms +([\d.]+)×", build.read("bench_compare.txt"), re.M)
+    ms, ratios = [float(r[0]) for r in rows], [float(r[2]) for r in rows]
+    assert len(rows) == 3
+    assert (f"{min(ms):.1f}–{max(ms):.1f} ms per call (target ≤ 50 ms), {min(ratios):.2f}–{max(ratios):.2f}× "
+            "faster") in readme  # fmt: skip
+
+    rec = build.read("leaderboard_recovery_1000_seed0.txt")
+    files = re.search(r"Speed: (\d+) submission files", rec).group(1)
+    total = float(re.search(r"read \+ recover every row\s*:\s*([\d.]+) ms", rec).group(1))
+    one, n_hist, brute, faster = re.search(
+        r"one 50-task row: tauk ([\d.]+) ms, brute force over all ([\d,]+) histograms (\d+) ms .*?(\d+)× faster", rec
+    ).groups()
+    assert f"reading all {files} leaderboard files" in readme and f"({files} submission files)" in board_doc
+    assert f"checking all {n_hist} histograms" in readme and f"check all {n_hist} histograms" in board_doc
+    assert _within(total, readme, r"([\d.]+)–([\d.]+) ms for all") and f"({total:.0f} ms in the kept run)" in board_doc
+    assert _within(float(one), readme, r"one row ([\d.]+)–([\d.]+) ms") and int(faster) >= 1000
+    assert f"({one} ms against {brute} ms in the kept run)" in readme
+    assert f"({one} ms in the kept run) against {brute} ms" in board_doc
+    analyze = float(re.search(r"analyze: .*?:\s*([\d.]+) ms", rec).group(1))
+    assert _within(analyze / 1000, board_doc, r"takes ([\d.]+)–([\d.]+) s")
+
+    startup = build.read("bench_startup.txt").split("---- earlier runs ----")[0]
+    main_runs = [block for block in startup.split("\n== ")[1:] if block.startswith("main")]
+    ratio = lambda block, what: float(re.search(rf"^  {re.escape(what)} +[\d.]+ +([\d.]+)×", block, re.M).group(1))  # noqa: E731
+    for what, label in (("python -c 'import polars, numpy'", "`import polars, numpy` alone"),
+                        ("tauk --help", "`tauk --help`")):  # fmt: skip
+        values = [ratio(b, what) for b in main_runs]
+        assert f"{label} {min(values):.2f}–{max(values):.2f}×" in readme, (label, values)
+    summary = [ratio(b, "tauk summary data") for b in main_runs]
+    assert all(_within(v, readme, r"\| ([\d.]+)–([\d.]+)×, median [\d.]+× \(15 runs") for v in summary)
+    runs, lo, hi, median = re.search(r"All (\d+) runs\s+since the early end: ([\d.]+)–([\d.]+)×, median ([\d.]+)×",
+                                     startup).groups()  # fmt: skip
+    assert f"{lo}–{hi}×, median {median}× ({runs} runs" in readme
