@@ -226,3 +226,52 @@ def test_the_speed_table_quotes_its_kept_runs():
     runs, lo, hi, median = re.search(r"All (\d+) runs\s+since the early end: ([\d.]+)–([\d.]+)×, median ([\d.]+)×",
                                      startup).groups()  # fmt: skip
     assert f"{lo}–{hi}×, median {median}× ({runs} runs" in readme
+
+
+def test_the_readme_calibration_table_quotes_the_results_files():
+    """The README's 'Calibrated uncertainty' rows for pass^k, pass@k, the type-I error, the rank intervals and the
+    power plans: the figures calibration_1000.txt and calibration_compare_results.txt give."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = lambda metric, est, method: build.summary_row("calibration_1000.txt", metric, est, method)  # noqa: E731
+    pop, bca = row("pass^k", "population", "model"), row("pass^k", "population", "bca")
+    assert f"model: {pop.below} of {pop.cells} cells < 94 % ({pop.lowest:.1f} %;" in readme
+    assert f"| BCa: {bca.below} of {bca.cells} | {bca.lowest:.1f} % (T = 10, n = 8, k = 4) |" in readme
+    fix, rerun = row("pass^k", "fixed", "model"), row("pass^k", "fixed", "rerun")
+    reps, two_point = re.search(r"re-measured with ([\d,]+) fresh replications: ([\d.]+) ±",
+                                build.read("two_point_rerun_5000_seed23.txt")).groups()  # fmt: skip
+    assert (f"{fix.below} of {fix.cells} < 94 % (lowest {fix.lowest:.1f} %; one at {two_point} % re-measured with "
+            f"{reps}; {fix.above} above 96 %) | normal ± z·se_rerun: {rerun.below} of {rerun.cells} | "
+            f"{rerun.lowest:.1f} % |") in readme  # fmt: skip
+    # the population cells below 94 % re-measured with 3,000 replications (the current model check's threshold)
+    recheck = build.read("calibration_model_3000_seed11_threshold.txt")
+    cell = lambda section, name: re.search(  # noqa: E731
+        rf"== {re.escape(section)}, population estimand.*?^{re.escape(name)} +model +([\d.]+ ± [\d.]+)%",
+        recheck, re.M | re.S).group(1)  # fmt: skip
+    assert f"({pop.lowest:.1f} %; {cell('pass^k', 'B(2,2) T=200 n=4 k=4')} % re-measured with 3,000)" in readme
+    at, at_bca = row("pass@k", "population", "model"), row("pass@k", "population", "bca")
+    assert (f"model: {at.below} of {at.cells} < 94 % ({at.lowest:.1f} %; {cell('pass@k', 'B(8,1) T=200 n=4 k=4')} % "
+            f"with 3,000) | BCa: {at_bca.below} of {at_bca.cells} | {at_bca.lowest:.1f} % |") in readme  # fmt: skip
+
+    rows = {r.test: r for r in build.type1_rows() if r.subset == "all"}
+    t5 = {r.test: r for r in build.type1_rows() if r.subset == "m>=5"}["t"]
+    t, bca, sf = rows["t"], rows["boot-bca"], rows["signflip"]
+    assert t5.in_band == t5.cells and t5.lo >= 4.0  # the in-band cells: every one with ≥ 5 tasks differing
+    assert (f"paired t (the default before issue 23; the score test's: next row): {t5.lo:.1f}–{t.hi:.1f} % "
+            f"({t.in_band} of {t.cells} cells; "
+            f"{t.lo:.1f} % at the lowest) | BCa interval {bca.lo:.1f}–{bca.hi:.1f} %, sign-flip p "
+            f"{sf.lo:.1f}–{sf.hi:.1f} % | {bca.hi:.1f} % |") in readme  # fmt: skip
+
+    cov = build.rank_coverage()
+    close = cov["close T20 n1"]
+    assert (f"≥ {min(close['per-agent'][:-2]):.1f} % per agent (`rank_low`/`rank_high`), "
+            f"{close['simultaneous'][-2]:.1f} % all at once") in readme  # fmt: skip
+    assert f"| bootstrap quantiles | {close['old'][0]:.1f} % (best agent) |" in readme
+
+    plans = build.power_plans()
+    truth = sorted(plans[n]["noncentral t, true Var(d_t)"] for n in (1, 4))
+    pilots = [plans[1]["new, paired pilot"], plans[1]["new, single-agent pilot, icc = 0.40 (τ-bench gpt-4o airline)"],
+              plans[4]["new, paired pilot"], plans[4]["new, single-agent pilot"]]  # fmt: skip
+    old = sorted(plans[n]["z formula, true Var(d_t), tested by the old p_perm"] for n in (1, 4))
+    assert (f"noncentral t: {truth[0]:.1f}–{truth[1]:.1f} % delivered with the true variance, "
+            f"{min(pilots):.1f}–{max(pilots):.1f} % from 50-task pilots | normal formula + sign-flip p | "
+            f"{old[0]:.1f}–{old[1]:.1f} % |") in readme  # fmt: skip
