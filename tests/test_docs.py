@@ -275,3 +275,35 @@ def test_the_readme_calibration_table_quotes_the_results_files():
     assert (f"noncentral t: {truth[0]:.1f}–{truth[1]:.1f} % delivered with the true variance, "
             f"{min(pilots):.1f}–{max(pilots):.1f} % from 50-task pilots | normal formula + sign-flip p | "
             f"{old[0]:.1f}–{old[1]:.1f} % |") in readme  # fmt: skip
+
+
+def test_the_docs_name_no_deprecated_or_missing_path():
+    """Every `tauk.x.y` the README, ARCHITECTURE.md (outside its list of old paths), docs/ and the notebook sources
+    name imports without a DeprecationWarning and has the attribute named."""
+    import warnings
+
+    texts = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "notebooks").glob("*.py"))]  # fmt: skip
+    names = set()
+    for path in texts:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "_old_paths.py" not in line:
+                names.update(re.findall(r"`(tauk(?:\.[A-Za-z_]\w*)+)`", line))
+    from tauk.stats._old_paths import MOVED
+
+    bad = [f"{name}: an old path" for name in sorted(names) if any(name == o or name.startswith(f"{o}.") for o in MOVED)]
+    for name in sorted(names):
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", DeprecationWarning)
+                    obj = importlib.import_module(".".join(parts[:i]))
+                    for part in parts[i:]:
+                        obj = getattr(obj, part)
+            except ModuleNotFoundError:
+                continue
+            except (DeprecationWarning, AttributeError) as e:
+                bad.append(f"{name}: {type(e).__name__}")
+            break
+    assert bad == []
