@@ -314,3 +314,25 @@ def test_the_docs_name_no_deprecated_or_missing_path():
                 bad.append(f"{name}: {type(e).__name__}")
             break
     assert bad == []
+
+
+def test_the_stats_and_html_speed_rows_quote_their_kept_runs():
+    """README's bench_stats and bench_html figures against benchmarks/results/bench_stats.txt and bench_html.txt."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    text = build.read("bench_stats.txt")
+    model, bca = re.search(r"ratio :\s+([\d.]+)× faster \(default, model\), ([\d.]+)× \(BCa", text).groups()
+    assert f"{float(model):.0f}× / {float(bca):.0f}× in the run kept in `benchmarks/results/bench_stats.txt`" in readme
+    one, frame = map(float, re.search(r"default interval: ([\d.]+) ms \(model_interval.*?, ([\d.]+) ms \(tauk\.stats",
+                                      text).groups())  # fmt: skip
+    assert _within(one, readme, r"one group in ([\d.]+)–([\d.]+) ms")
+    assert _within(frame, readme, r"one group in [\d.]+–[\d.]+ ms \(([\d.]+)–([\d.]+) ms from a trials frame\)")
+
+    html = build.read("bench_html.txt")
+    sample = re.search(r"^sample data/ .*?(\d+) +(\d+) +(\d+) +[\d.]+ \| +(\d+) ", html, re.M)
+    failed, shown, kib, uncapped = map(int, sample.groups())
+    assert (f"the sample `data/` {kib / 1024:.1f} MiB ({shown} of its {failed} failed simulations; "
+            f"{uncapped / 1024:.1f} MiB uncapped)") in readme
+    for label, quoted in (("shared gpt-4.1 telecom test", "a real τ²-bench telecom file"),
+                          ("shared qwen2.5-7b airline", "premature endings")):  # fmt: skip
+        f, _, k = re.search(rf"^{re.escape(label)}.*?(\d+) +(\d+) +(\d+) +[\d.]+ \|", html, re.M).groups()
+        assert re.search(rf"{re.escape(quoted)}\s+{k} KiB \({f} failed\)", readme), label
