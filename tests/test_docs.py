@@ -336,3 +336,31 @@ def test_the_stats_and_html_speed_rows_quote_their_kept_runs():
                           ("shared qwen2.5-7b airline", "premature endings")):  # fmt: skip
         f, _, k = re.search(rf"^{re.escape(label)}.*?(\d+) +(\d+) +(\d+) +[\d.]+ \|", html, re.M).groups()
         assert re.search(rf"{re.escape(quoted)}\s+{k} KiB \({f} failed\)", readme), label
+
+
+def test_the_replay_speed_row_quotes_its_kept_runs():
+    """README's bench_replay row against benchmarks/results/bench_replay.txt and bench_replay_parallel_40000.txt."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    text = build.read("bench_replay.txt")
+    row = {d: (float(a), float(b), x) for d, a, b, x in
+           re.findall(r"^ +(\w+) +\d+ +([\d.]+) +([\d.]+) +([\d.]+)×", text, re.M)}  # fmt: skip
+    corpus, air, retail, telecom = row["corpus"], row["airline"], row["retail"], row["telecom"]
+    assert (f"{corpus[2]}× over the corpus ({corpus[0]:.0f} → {corpus[1]:.1f} ms), airline {air[2]}× "
+            f"({air[0]:,.0f} → {air[1]:.1f} ms), retail {retail[2]}× ({retail[0]:.0f} → {retail[1]:.1f} ms), "
+            f"telecom {telecom[2]}×") in readme  # fmt: skip
+    differ, total = re.search(r"differing from τ²-bench's: (\d+) of (\d+)", text).groups()
+    assert f"with {differ} differing verdicts of {total}" in readme
+    each, peak = re.search(r"100,000 simulations: ([\d.]+) ms CPU each.*?peak memory (\d+) MiB", text).groups()
+    flat = re.search(r"peak memory at 100,000 / at 10,000: ([\d.]+)×", text).group(1)
+    assert f"10⁵ from a store at {each} ms each, peak memory {peak} MiB, {flat}× that of 10⁴" in readme
+    dask = re.findall(r"1 worker: .*?2 workers: [\d.]+ s -> ([\d.]+)×", text)
+    # the machine's own second process, measured right after the Dask run on 3·10⁴
+    machine = re.search(rf"2 workers: [\d.]+ s -> {re.escape(dask[1])}×.*?\n.*?2 processes vs 1\): ([\d.]+)×",
+                        text).group(1)  # fmt: skip
+    assert f"2 workers vs 1: {dask[0]}× (10⁵; {dask[1]}× on 3·10⁴ when the machine itself gave {machine}×)" in readme
+    cpu = re.search(r"--parallel-sims 10000 .*?CPU-time ratio workers=2 / workers=1 \(medians, all replaying "
+                    r"processes\): ([\d.]+)", text, re.S)  # fmt: skip
+    assert f"CPU-time ratio {cpu.group(1)} against one process on 10⁴" in readme
+    wall = re.search(r"wall ratio workers=1 / workers=2 \(medians\): ([\d.]+)×",
+                     build.read("bench_replay_parallel_40000.txt")).group(1)  # fmt: skip
+    assert f"medians of 2): {wall}× wall" in readme
