@@ -394,7 +394,10 @@ def intervals_page() -> str:
         quoted("population_hpd_1000_seed5.txt", title=None, intro="the shortest (HPD) posterior interval"),
         quoted("level_calibration_400.txt", intro="per-benchmark calibration of the tail levels by simulation"),
         "## The quick check (`--quick`, what a change must leave identical)",
-        quoted("calibration_quick_200.txt"),
+        quoted("calibration_quick_200_default.txt", intro="the default method at this release (every later change "
+               "re-runs it)"),
+        quoted("calibration_quick_200.txt", intro="with the bca and rerun rows; its default rows are the "
+               "2026-12-01 version's (before the statistics audit), kept for the comparison with those methods"),
     ]) + "\n"
 
 

@@ -119,7 +119,10 @@ if an is not None:
 # %% [markdown]
 # ## Per domain: who could be first, and which gaps mean anything
 #
-# Rows are compared by Welch's t on their per-task values. The rows ran the *same* tasks, so their values are
+# Rows are compared by Welch's t on their per-task values. The rows ran the *same* tasks (though not always the same
+# setup: where the ranked rows of a domain published different user simulators, τ²-bench versions or retrieval
+# configurations, `ranking.domains`' `setups_differ` lists them and the table says that a gap between such rows is
+# not the agents' alone, as in most rankings of the shared board), so their values are
 # positively correlated and the unpaired test is **conservative** (measured: at T = 114, n = 4 and shared task
 # difficulty ρ = 0.9 it rejects 0.3 % of true ties and has 50 % power for a 10-point gap, where the paired t on the
 # same tasks has 5.1 % and 89 %; `benchmarks/results/leaderboard_calibration_2000_seed0.txt`). Rank intervals invert these tests
@@ -192,8 +195,10 @@ if an is not None:
 # ## Verifying a submission against its trajectories
 #
 # `lb.verify_submission(folder)` (and `tauk leaderboard --verify FOLDER`) recomputes every published pass^k from the
-# trajectories the submission names, with infrastructure errors dropped and counted as failures, and lists the
-# differences. Here toolorchestra's published airline 56.0 against its trajectories, and a run with one
+# rewards recorded in the trajectories the submission names, with infrastructure errors dropped and counted as
+# failures, and lists the differences; it also re-grades each domain's trajectories (`tauk.audit`) and says when
+# recorded rewards do not follow from them (toolorchestra's airline: 3 of 50, so "verified from the recorded
+# rewards"). Here toolorchestra's published airline 56.0 against its trajectories, and a run with one
 # infrastructure error published as 98.0:
 
 # %%

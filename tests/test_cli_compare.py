@@ -85,3 +85,13 @@ def test_the_table_carries_the_comparisons_own_notes(capsys):
     assert main(["compare", "data", "--a", "atlas-large", "--b", "baseline", "--pool-setups", "--quiet"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert c.caveats() and all(" ".join(n.split()) in out for n in c.caveats())
+
+
+def test_the_help_says_agents_are_paired_only_within_a_setup(capsys):
+    """--pool-setups' help of tauk compare says what the default does to two agents (it said only 'a group spanning
+    setups is reported per setup', which is summary's rule, not the pairing)."""
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "by default two agents are paired only within a setup" in text
+    assert "the table names the setups pooled" in text

@@ -161,3 +161,206 @@ def test_the_width_recheck_figures_match_its_results():
             f"{counts['no target']} cells near the thresholds lose the target") in readme
     assert "compare_width_cells_check.py" in (build.ROOT / "docs" / "calibration" / "comparisons.md").read_text(
         encoding="utf-8")
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation (dots and backticks included) dropped, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_to_a_heading_finds_it():
+    """A '[…](FILE.md#anchor)' link of the README, ARCHITECTURE.md or docs/ names a heading FILE.md has."""
+    broken = []
+    for doc in [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", text):
+            page = (doc.parent / target) if target else doc
+            headings = [line.lstrip("#") for line in page.read_text(encoding="utf-8").splitlines()
+                        if re.match(r"^#{1,6} ", line)]  # fmt: skip
+            if anchor not in {_slug(h) for h in headings}:
+                broken.append(f"{doc.relative_to(ROOT)}: {target}#{anchor}")
+    assert broken == []
+
+
+def _within(value: float, text: str, pattern: str) -> bool:
+    lo, hi = map(float, re.search(pattern, text).groups())
+    return lo <= value <= hi
+
+
+def test_the_speed_table_quotes_its_kept_runs():
+    """README's speed rows for bench_compare, leaderboard_recovery and bench_startup, and docs/leaderboard.md's
+    timings, against benchmarks/results/bench_compare.txt, leaderboard_recovery_1000_seed0.txt, bench_startup.txt."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    board_doc = (ROOT / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+
+    rows = re.findall(r"^(?:data/|simulated).*?([\d.]+) ms +([\d.]+) ms +([\d.]+)×", build.read("bench_compare.txt"), re.M)
+    ms, ratios = [float(r[0]) for r in rows], [float(r[2]) for r in rows]
+    assert len(rows) == 3
+    assert (f"{min(ms):.1f}–{max(ms):.1f} ms per call (target ≤ 50 ms), {min(ratios):.2f}–{max(ratios):.2f}× "
+            "faster") in readme  # fmt: skip
+
+    rec = build.read("leaderboard_recovery_1000_seed0.txt")
+    files = re.search(r"Speed: (\d+) submission files", rec).group(1)
+    total = float(re.search(r"read \+ recover every row\s*:\s*([\d.]+) ms", rec).group(1))
+    one, n_hist, brute, faster = re.search(
+        r"one 50-task row: tauk ([\d.]+) ms, brute force over all ([\d,]+) histograms (\d+) ms .*?(\d+)× faster", rec
+    ).groups()
+    assert f"reading all {files} leaderboard files" in readme and f"({files} submission files)" in board_doc
+    assert f"checking all {n_hist} histograms" in readme and f"check all {n_hist} histograms" in board_doc
+    assert _within(total, readme, r"([\d.]+)–([\d.]+) ms for all") and f"({total:.0f} ms in the kept run)" in board_doc
+    assert _within(float(one), readme, r"one row ([\d.]+)–([\d.]+) ms") and int(faster) >= 1000
+    assert f"({one} ms against {brute} ms in the kept run)" in readme
+    assert f"({one} ms in the kept run) against {brute} ms" in board_doc
+    analyze = float(re.search(r"analyze: .*?:\s*([\d.]+) ms", rec).group(1))
+    assert _within(analyze / 1000, board_doc, r"takes ([\d.]+)–([\d.]+) s")
+
+    startup = build.read("bench_startup.txt").split("---- earlier runs ----")[0]
+    main_runs = [block for block in startup.split("\n== ")[1:] if block.startswith("main")]
+    ratio = lambda block, what: float(re.search(rf"^  {re.escape(what)} +[\d.]+ +([\d.]+)×", block, re.M).group(1))  # noqa: E731
+    for what, label in (("python -c 'import polars, numpy'", "`import polars, numpy` alone"),
+                        ("tauk --help", "`tauk --help`")):  # fmt: skip
+        values = [ratio(b, what) for b in main_runs]
+        assert f"{label} {min(values):.2f}–{max(values):.2f}×" in readme, (label, values)
+    summary = [ratio(b, "tauk summary data") for b in main_runs]
+    assert all(_within(v, readme, r"\| ([\d.]+)–([\d.]+)×, median [\d.]+× \(15 runs") for v in summary)
+    runs, lo, hi, median = re.search(r"All (\d+) runs\s+since the early end: ([\d.]+)–([\d.]+)×, median ([\d.]+)×",
+                                     startup).groups()  # fmt: skip
+    assert f"{lo}–{hi}×, median {median}× ({runs} runs" in readme
+
+
+def test_the_readme_calibration_table_quotes_the_results_files():
+    """The README's 'Calibrated uncertainty' rows for pass^k, pass@k, the type-I error, the rank intervals and the
+    power plans: the figures calibration_1000.txt and calibration_compare_results.txt give."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = lambda metric, est, method: build.summary_row("calibration_1000.txt", metric, est, method)  # noqa: E731
+    pop, bca = row("pass^k", "population", "model"), row("pass^k", "population", "bca")
+    assert f"model: {pop.below} of {pop.cells} cells < 94 % ({pop.lowest:.1f} %;" in readme
+    assert f"| BCa: {bca.below} of {bca.cells} | {bca.lowest:.1f} % (T = 10, n = 8, k = 4) |" in readme
+    fix, rerun = row("pass^k", "fixed", "model"), row("pass^k", "fixed", "rerun")
+    reps, two_point = re.search(r"re-measured with ([\d,]+) fresh replications: ([\d.]+) ±",
+                                build.read("two_point_rerun_5000_seed23.txt")).groups()  # fmt: skip
+    assert (f"{fix.below} of {fix.cells} < 94 % (lowest {fix.lowest:.1f} %; one at {two_point} % re-measured with "
+            f"{reps}; {fix.above} above 96 %) | normal ± z·se_rerun: {rerun.below} of {rerun.cells} | "
+            f"{rerun.lowest:.1f} % |") in readme  # fmt: skip
+    # the population cells below 94 % re-measured with 3,000 replications (the current model check's threshold)
+    recheck = build.read("calibration_model_3000_seed11_threshold.txt")
+    cell = lambda section, name: re.search(  # noqa: E731
+        rf"== {re.escape(section)}, population estimand.*?^{re.escape(name)} +model +([\d.]+ ± [\d.]+)%",
+        recheck, re.M | re.S).group(1)  # fmt: skip
+    assert f"({pop.lowest:.1f} %; {cell('pass^k', 'B(2,2) T=200 n=4 k=4')} % re-measured with 3,000)" in readme
+    at, at_bca = row("pass@k", "population", "model"), row("pass@k", "population", "bca")
+    assert (f"model: {at.below} of {at.cells} < 94 % ({at.lowest:.1f} %; {cell('pass@k', 'B(8,1) T=200 n=4 k=4')} % "
+            f"with 3,000) | BCa: {at_bca.below} of {at_bca.cells} | {at_bca.lowest:.1f} % |") in readme  # fmt: skip
+
+    rows = {r.test: r for r in build.type1_rows() if r.subset == "all"}
+    t5 = {r.test: r for r in build.type1_rows() if r.subset == "m>=5"}["t"]
+    t, bca, sf = rows["t"], rows["boot-bca"], rows["signflip"]
+    assert t5.in_band == t5.cells and t5.lo >= 4.0  # the in-band cells: every one with ≥ 5 tasks differing
+    assert (f"paired t (the default before issue 23; the score test's: next row): {t5.lo:.1f}–{t.hi:.1f} % "
+            f"({t.in_band} of {t.cells} cells; "
+            f"{t.lo:.1f} % at the lowest) | BCa interval {bca.lo:.1f}–{bca.hi:.1f} %, sign-flip p "
+            f"{sf.lo:.1f}–{sf.hi:.1f} % | {bca.hi:.1f} % |") in readme  # fmt: skip
+
+    cov = build.rank_coverage()
+    close = cov["close T20 n1"]
+    assert (f"≥ {min(close['per-agent'][:-2]):.1f} % per agent (`rank_low`/`rank_high`), "
+            f"{close['simultaneous'][-2]:.1f} % all at once") in readme  # fmt: skip
+    assert f"| bootstrap quantiles | {close['old'][0]:.1f} % (best agent) |" in readme
+
+    plans = build.power_plans()
+    truth = sorted(plans[n]["noncentral t, true Var(d_t)"] for n in (1, 4))
+    pilots = [plans[1]["new, paired pilot"], plans[1]["new, single-agent pilot, icc = 0.40 (τ-bench gpt-4o airline)"],
+              plans[4]["new, paired pilot"], plans[4]["new, single-agent pilot"]]  # fmt: skip
+    old = sorted(plans[n]["z formula, true Var(d_t), tested by the old p_perm"] for n in (1, 4))
+    assert (f"noncentral t: {truth[0]:.1f}–{truth[1]:.1f} % delivered with the true variance, "
+            f"{min(pilots):.1f}–{max(pilots):.1f} % from 50-task pilots | normal formula + sign-flip p | "
+            f"{old[0]:.1f}–{old[1]:.1f} % |") in readme  # fmt: skip
+
+
+def test_the_docs_name_no_deprecated_or_missing_path():
+    """Every `tauk.x.y` the README, ARCHITECTURE.md (outside its list of old paths), docs/ and the notebook sources
+    name imports without a DeprecationWarning and has the attribute named."""
+    import warnings
+
+    texts = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "notebooks").glob("*.py"))]  # fmt: skip
+    names = set()
+    for path in texts:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "_old_paths.py" not in line:
+                names.update(re.findall(r"`(tauk(?:\.[A-Za-z_]\w*)+)`", line))
+    from tauk.stats._old_paths import MOVED
+
+    def old_module(name: str) -> bool:  # an old module path (not a function of the same name: tauk.stats.compare)
+        for o in MOVED:
+            if name == o or name.startswith(f"{o}."):
+                parent, _, attr = o.rpartition(".")
+                return not callable(getattr(importlib.import_module(parent), attr, None))
+        return False
+
+    bad = [f"{name}: an old path" for name in sorted(names) if old_module(name)]
+    for name in sorted(names):
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", DeprecationWarning)
+                    obj = importlib.import_module(".".join(parts[:i]))
+                    for part in parts[i:]:
+                        obj = getattr(obj, part)
+            except ModuleNotFoundError:
+                continue
+            except (DeprecationWarning, AttributeError) as e:
+                bad.append(f"{name}: {type(e).__name__}")
+            break
+    assert bad == []
+
+
+def test_the_stats_and_html_speed_rows_quote_their_kept_runs():
+    """README's bench_stats and bench_html figures against benchmarks/results/bench_stats.txt and bench_html.txt."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    text = build.read("bench_stats.txt")
+    model, bca = re.search(r"ratio :\s+([\d.]+)× faster \(default, model\), ([\d.]+)× \(BCa", text).groups()
+    assert f"{float(model):.0f}× / {float(bca):.0f}× in the run kept in `benchmarks/results/bench_stats.txt`" in readme
+    one, frame = map(float, re.search(r"default interval: ([\d.]+) ms \(model_interval.*?, ([\d.]+) ms \(tauk\.stats",
+                                      text).groups())  # fmt: skip
+    assert _within(one, readme, r"one group in ([\d.]+)–([\d.]+) ms")
+    assert _within(frame, readme, r"one group in [\d.]+–[\d.]+ ms \(([\d.]+)–([\d.]+) ms from a trials frame\)")
+
+    html = build.read("bench_html.txt")
+    sample = re.search(r"^sample data/ .*?(\d+) +(\d+) +(\d+) +[\d.]+ \| +(\d+) ", html, re.M)
+    failed, shown, kib, uncapped = map(int, sample.groups())
+    assert (f"the sample `data/` {kib / 1024:.1f} MiB ({shown} of its {failed} failed simulations; "
+            f"{uncapped / 1024:.1f} MiB uncapped)") in readme
+    for label, quoted in (("shared gpt-4.1 telecom test", "a real τ²-bench telecom file"),
+                          ("shared qwen2.5-7b airline", "premature endings")):  # fmt: skip
+        f, _, k = re.search(rf"^{re.escape(label)}.*?(\d+) +(\d+) +(\d+) +[\d.]+ \|", html, re.M).groups()
+        assert re.search(rf"{re.escape(quoted)}\s+{k} KiB \({f} failed\)", readme), label
+
+
+def test_the_replay_speed_row_quotes_its_kept_runs():
+    """README's bench_replay row against benchmarks/results/bench_replay.txt and bench_replay_parallel_40000.txt."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    text = build.read("bench_replay.txt")
+    row = {d: (float(a), float(b), x) for d, a, b, x in
+           re.findall(r"^ +(\w+) +\d+ +([\d.]+) +([\d.]+) +([\d.]+)×", text, re.M)}  # fmt: skip
+    corpus, air, retail, telecom = row["corpus"], row["airline"], row["retail"], row["telecom"]
+    assert (f"{corpus[2]}× over the corpus ({corpus[0]:.0f} → {corpus[1]:.1f} ms), airline {air[2]}× "
+            f"({air[0]:,.0f} → {air[1]:.1f} ms), retail {retail[2]}× ({retail[0]:.0f} → {retail[1]:.1f} ms), "
+            f"telecom {telecom[2]}×") in readme  # fmt: skip
+    differ, total = re.search(r"differing from τ²-bench's: (\d+) of (\d+)", text).groups()
+    assert f"with {differ} differing verdicts of {total}" in readme
+    each, peak = re.search(r"100,000 simulations: ([\d.]+) ms CPU each.*?peak memory (\d+) MiB", text).groups()
+    flat = re.search(r"peak memory at 100,000 / at 10,000: ([\d.]+)×", text).group(1)
+    assert f"10⁵ from a store at {each} ms each, peak memory {peak} MiB, {flat}× that of 10⁴" in readme
+    dask = re.findall(r"1 worker: .*?2 workers: [\d.]+ s -> ([\d.]+)×", text)
+    # the machine's own second process, measured right after the Dask run on 3·10⁴
+    machine = re.search(rf"2 workers: [\d.]+ s -> {re.escape(dask[1])}×.*?\n.*?2 processes vs 1\): ([\d.]+)×",
+                        text).group(1)  # fmt: skip
+    assert f"2 workers vs 1: {dask[0]}× (10⁵; {dask[1]}× on 3·10⁴ when the machine itself gave {machine}×)" in readme
+    cpu = re.search(r"--parallel-sims 10000 .*?CPU-time ratio workers=2 / workers=1 \(medians, all replaying "
+                    r"processes\): ([\d.]+)", text, re.S)  # fmt: skip
+    assert f"CPU-time ratio {cpu.group(1)} against one process on 10⁴" in readme
+    wall = re.search(r"wall ratio workers=1 / workers=2 \(medians\): ([\d.]+)×",
+                     build.read("bench_replay_parallel_40000.txt")).group(1)  # fmt: skip
+    assert f"medians of 2): {wall}× wall" in readme

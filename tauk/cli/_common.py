@@ -112,10 +112,15 @@ def add_infra_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--infra", default=INFRA, choices=list(INFRA_RULES), help="infrastructure errors: drop or fail")
 
 
-def add_pool_args(p: argparse.ArgumentParser) -> None:
+def add_pool_args(p: argparse.ArgumentParser, *, pairs: bool = False) -> None:
+    """``--pool-setups``; ``pairs``: the command pairs two agents (tauk compare), which by default it does only within
+    a setup."""
+    default = ("the table names the setups pooled; by default two agents are paired only within a setup (each in "
+               "its own setup: a row per setup and no pair)" if pairs else
+               "by default a group spanning setups is reported per setup")  # fmt: skip
     p.add_argument("--pool-setups", action="store_true",
-                   help="pool trials of different setups (domain, mode, user model, reward bases) into one figure; "
-                        "by default a group spanning setups is reported per setup")  # fmt: skip
+                   help=f"pool trials of different setups (domain, mode, user model, reward bases) into one figure; "
+                        f"{default}")  # fmt: skip
 
 
 def add_dependence_args(p: argparse.ArgumentParser) -> None:

@@ -133,7 +133,7 @@ def compare_table(recs: list[dict[str, Any]], a: str, b: str, k: int, by: Sequen
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="paired comparison of two agents on the tasks both ran")
     add_load_args(p)
-    add_pool_args(p)
+    add_pool_args(p, pairs=True)
     add_dependence_args(p)
     p.add_argument("--a", required=True, metavar="LABEL", help="agent label (or LABEL of LABEL=PATH inputs)")
     p.add_argument("--b", required=True, metavar="LABEL", help="the agent compared against")

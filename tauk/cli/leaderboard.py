@@ -65,8 +65,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                                            "submission against its trajectories")  # fmt: skip
     p.add_argument("board", nargs="?", metavar="PATH", help="a leaderboard folder or submission file")
     p.add_argument("--verify", metavar="SUBMISSION_DIR", default=None,
-                   help="recompute a submission's pass^k from its trajectories under both infrastructure conventions "
-                        "(exit 1 when it does not reproduce)")  # fmt: skip
+                   help="recompute a submission's pass^k from the rewards its trajectories record, under both "
+                        "infrastructure conventions, and re-grade them (tauk.audit: a recorded reward that does not "
+                        "follow from its trajectory is named) (exit 1 when it does not reproduce)")  # fmt: skip
     p.add_argument("--trajectories", metavar="DIR", default=None,
                    help="where the submissions' trajectory_files are (paired comparisons; --verify: searched first)")
     p.add_argument("--domain", default=None, metavar="NAMES", help="keep only these domains (comma-separated)")

@@ -5,7 +5,10 @@ the files named by ``trajectory_files``; a text domain is one results file, a vo
 Every domain's trajectories are loaded with :func:`tauk.load` and pass^k recomputed under **both** infrastructure
 conventions — dropped (τ²-bench ≥ 1.0) and counted as failed trials (the leaderboard's older convention) — and
 compared with the published figures within the submission's rounding: each (domain, k) says which convention
-reproduces it, and every difference is listed.
+reproduces it, and every difference is listed. The figures are the recorded rewards'; each domain's trajectories are
+also re-graded (:func:`tauk.audit`, on the task definitions they embed), and a domain some of whose recorded rewards
+do not follow from them says so (``rewards_checked``, ``rewards_not_following``; the verdict "verified from the
+recorded rewards (N of them do not follow from the trajectories)").
 
 >>> from tauk.leaderboard import verify_submission
 >>> v = verify_submission("path/to/submission_dir")  # doctest: +SKIP
