@@ -285,6 +285,10 @@ def ref_score(s: dict, t: dict | None, evaluation: str = "all", basis_override: 
         factors = [c for c in ("DB", "ENV_ASSERTION") if c in basis] + ["ACTION", "COMMUNICATE"]
     elif evaluation == "all_with_nl_assertions_ignore_basis":
         factors = [c for c in ("DB", "ENV_ASSERTION") if c in basis] + ["NL_ASSERTION", "ACTION", "COMMUNICATE"]
+    elif evaluation == "env":
+        factors = [c for c in ("DB", "ENV_ASSERTION") if c in basis]
+    elif evaluation in ("communicate", "action", "nl_assertions"):  # that evaluator's reward, whatever the basis
+        factors = [{"communicate": "COMMUNICATE", "action": "ACTION", "nl_assertions": "NL_ASSERTION"}[evaluation]]
     else:
         factors = [c for c in COMPONENTS if c in basis]
     col = {"DB": "db", "ENV_ASSERTION": "env_assertion", "NL_ASSERTION": "nl_assertion", "ACTION": "action",

@@ -332,6 +332,20 @@ class TestEvaluationTypes:
         assert one(*_fixture(None), evaluation=evaluation, reward_basis=basis)["score_reward"] == expected
 
     @pytest.mark.parametrize(
+        "evaluation,expected,failure",
+        [("communicate", 0.0, "COMMUNICATE"), ("action", 0.0, "ACTION"), ("nl_assertions", 0.0, "NL_ASSERTION"),
+         ("env", 1.0, None)],
+    )  # fmt: skip
+    def test_single_component_types_with_empty_basis(self, evaluation, expected, failure):
+        # τ²-bench's one-component types return that evaluator's reward whatever the basis (only env's DB /
+        # ENV_ASSERTION follow it): an empty basis must not turn a failed COMMUNICATE / ACTION / NL into 1.0
+        sims, _ = _fixture(None)
+        t = task("t", communicate_info=["never said"], actions=[action("g", {})], reward_basis=[])
+        for kw in ({}, {"reward_basis": []}):
+            row = one(sims, [t], evaluation=evaluation, **kw)
+            assert (row["score_reward"], row["failure"]) == (expected, failure)
+
+    @pytest.mark.parametrize(
         "evaluation,basis,missing",
         [("env", ["DB", "COMMUNICATE"], "COMMUNICATE"), ("communicate", ["DB", "COMMUNICATE"], "DB"),
          ("action", ["ENV_ASSERTION", "ACTION"], "ENV_ASSERTION"), ("nl_assertions", ["DB"], "DB"),
