@@ -167,6 +167,7 @@ class Prepared:
                     _task_criteria=pl.col("has_evaluation_criteria"),
                     _task_basis=norm_basis(pl.col("reward_basis")),
                     _task_n_actions=pl.col("n_actions") if "n_actions" in t.columns else pl.lit(None, pl.Int64),
+                    _task_n_nl=pl.col("n_nl_assertions") if "n_nl_assertions" in t.columns else pl.lit(None, pl.Int64),
                 ),
                 on=keys,
                 how="left",

@@ -292,7 +292,12 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     env_src = pl.when(pl.col("_renv").is_not_null()).then(pl.lit("replayed")).when(env_rec.is_not_null()).then(
         pl.lit("record")
     )
-    nl = pl.when(has_ri).then(_recorded(tr, "recorded_nl_assertion").fill_null(1.0))
+    # NL_ASSERTION unrecorded (the judge did not run: NL outside the basis under 'all') is 1.0 only where the task
+    # has no NL assertion to judge (τ²-bench's evaluator gives 1.0 then); else unknown, not passed
+    nothing_to_judge = (pl.col("_task_n_nl").fill_null(0) == 0)
+    nl = pl.when(has_ri).then(
+        pl.coalesce(_recorded(tr, "recorded_nl_assertion"), pl.when(nothing_to_judge).then(1.0))
+    )
 
     fallback = not prep.regrade
     comm_rec = pl.col("_communicate")
