@@ -247,8 +247,10 @@ def ref_score(s: dict, t: dict | None, evaluation: str = "all", basis_override: 
             db = 1.0 if s["reward"] > 0 else 0.0
         out["db"] = db
     out["env_assertion"] = (1.0 if s["env"] is None else s["env"]) if hri else None
-    out["nl_assertion"] = (1.0 if s["nl"] is None else s["nl"]) if hri else None
     ec = t.get("evaluation_criteria") if t else None
+    # unjudged NL: 1.0 only where the task has no NL assertion (τ²-bench's evaluator gives 1.0 then), else unknown
+    to_judge = bool((ec or {}).get("nl_assertions"))
+    out["nl_assertion"] = (s["nl"] if s["nl"] is not None else None if to_judge else 1.0) if hri else None
     msgs = s["messages"]
     respond_only = s["format"] == "taubench"
     if msgs is None:
@@ -285,6 +287,10 @@ def ref_score(s: dict, t: dict | None, evaluation: str = "all", basis_override: 
         factors = [c for c in ("DB", "ENV_ASSERTION") if c in basis] + ["ACTION", "COMMUNICATE"]
     elif evaluation == "all_with_nl_assertions_ignore_basis":
         factors = [c for c in ("DB", "ENV_ASSERTION") if c in basis] + ["NL_ASSERTION", "ACTION", "COMMUNICATE"]
+    elif evaluation == "env":
+        factors = [c for c in ("DB", "ENV_ASSERTION") if c in basis]
+    elif evaluation in ("communicate", "action", "nl_assertions"):  # that evaluator's reward, whatever the basis
+        factors = [{"communicate": "COMMUNICATE", "action": "ACTION", "nl_assertions": "NL_ASSERTION"}[evaluation]]
     else:
         factors = [c for c in COMPONENTS if c in basis]
     col = {"DB": "db", "ENV_ASSERTION": "env_assertion", "NL_ASSERTION": "nl_assertion", "ACTION": "action",

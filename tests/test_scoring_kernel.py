@@ -331,6 +331,36 @@ class TestEvaluationTypes:
         # the same through an explicit basis
         assert one(*_fixture(None), evaluation=evaluation, reward_basis=basis)["score_reward"] == expected
 
+    def test_unjudged_nl_is_unknown_where_the_task_has_nl_assertions(self):
+        # the record of a task graded on DB × COMMUNICATE under 'all' has no NL verdict (the judge did not run);
+        # τ²-bench under all_with_nl_assertions_ignore_basis would run it: tauk cannot tell, so no 1.0
+        t = task("t", communicate_info=["code 42"], nl_assertions=["agent was polite"],
+                 reward_basis=["DB", "COMMUNICATE"])  # fmt: skip
+        sims = [sim("s", "t", GOOD, db=1.0, nl=None)]
+        row = one(sims, [t], evaluation="all_with_nl_assertions_ignore_basis")
+        assert row["nl_assertion"] is None
+        assert (row["score_reward"], row["failure"]) == (None, "no_reward_info")
+        assert one(sims, [t], reward_basis=["DB", "NL_ASSERTION"])["score_reward"] is None
+        # outside the product nothing changes; a task with no NL assertion still has NL 1.0 (nothing to judge)
+        assert one(sims, [t], evaluation="all")["score_reward"] == 1.0
+        t0 = task("t", communicate_info=["code 42"], reward_basis=["DB", "COMMUNICATE"])
+        row = one(sims, [t0], evaluation="all_with_nl_assertions_ignore_basis")
+        assert (row["nl_assertion"], row["score_reward"]) == (1.0, 1.0)
+
+    @pytest.mark.parametrize(
+        "evaluation,expected,failure",
+        [("communicate", 0.0, "COMMUNICATE"), ("action", 0.0, "ACTION"), ("nl_assertions", 0.0, "NL_ASSERTION"),
+         ("env", 1.0, None)],
+    )  # fmt: skip
+    def test_single_component_types_with_empty_basis(self, evaluation, expected, failure):
+        # τ²-bench's one-component types return that evaluator's reward whatever the basis (only env's DB /
+        # ENV_ASSERTION follow it): an empty basis must not turn a failed COMMUNICATE / ACTION / NL into 1.0
+        sims, _ = _fixture(None)
+        t = task("t", communicate_info=["never said"], actions=[action("g", {})], reward_basis=[])
+        for kw in ({}, {"reward_basis": []}):
+            row = one(sims, [t], evaluation=evaluation, **kw)
+            assert (row["score_reward"], row["failure"]) == (expected, failure)
+
     @pytest.mark.parametrize(
         "evaluation,basis,missing",
         [("env", ["DB", "COMMUNICATE"], "COMMUNICATE"), ("communicate", ["DB", "COMMUNICATE"], "DB"),

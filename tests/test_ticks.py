@@ -175,6 +175,23 @@ def test_full_duplex_components_are_recomputed_as_upstream(voice):
         assert (comm, act) == (up[sid]["communicate"], up[sid]["action"]), sid
 
 
+def test_ticks_without_a_mode_are_graded_from_the_ticks(voice, tmp_path):
+    # trajectories that predate SimulationRun.mode: τ²-bench grades a simulation that records ticks from its ticks
+    # (evaluate_trajectories.get_communication_mode), so COMMUNICATE / ACTION are recomputed there too
+    folder, up = voice
+    old = tmp_path / "voice-no-mode"
+    shutil.copytree(folder, old)
+    for f in (old / "simulations").glob("*.json"):
+        sim = json.loads(f.read_text())
+        sim.pop("mode", None)
+        f.write_text(json.dumps(sim))
+    scored = tauk.score(tauk.load(old))
+    assert scored["mode"].null_count() == scored.height
+    assert set(scored["communicate_source"]) == set(scored["action_source"]) == {"recomputed"}
+    for sid, comm, act in scored.select("simulation_id", "communicate", "action").rows():
+        assert (comm, act) == (up[sid]["communicate"], up[sid]["action"]), sid
+
+
 def test_audit_finds_the_tick_level_mismatches(voice):
     folder, up = voice
     res = tauk.load(folder)

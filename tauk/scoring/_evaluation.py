@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tauk.conventions import COMPONENTS
 
-__all__ = ["COMPONENTS", "COLUMN", "ENV", "EVALUATED", "EVALUATION_TYPES", "IGNORE_BASIS_ALWAYS"]
+__all__ = ["COMPONENTS", "COLUMN", "ENV", "EVALUATED", "EVALUATION_TYPES", "IGNORE_BASIS_ALWAYS", "SINGLE_ALWAYS"]
 
 # COMPONENTS (the reward components, in the order of the ``failure`` column) comes from tauk.conventions.
 
@@ -57,3 +57,13 @@ IGNORE_BASIS_ALWAYS: dict[str, tuple[str, ...]] = {
 }
 """The ``*_ignore_basis`` types: the components they multiply whatever the basis (DB / ENV_ASSERTION only when
 the basis names them)."""
+
+SINGLE_ALWAYS: dict[str, tuple[str, ...]] = {
+    "env": (),
+    "communicate": ("COMMUNICATE",),
+    "action": ("ACTION",),
+    "nl_assertions": ("NL_ASSERTION",),
+}
+"""The one-component types: the reward is that component whatever the basis (τ²-bench returns the evaluator's
+reward as it is), except ``env``, whose DB / ENV_ASSERTION multiply only where the basis names them. A basis naming
+a component outside the type still raises (the safety rule)."""

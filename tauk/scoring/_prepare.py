@@ -25,10 +25,6 @@ READ_COLUMNS = (
     "|recorded_(db|env_assertion|nl_assertion|communicate|action)|n_messages|n_tool_calls|mode|n_ticks)$"
 )
 
-FULL_DUPLEX = "full_duplex"
-"""The ``mode`` of a simulation graded from its ticks (upstream's full-duplex evaluators)."""
-
-
 MESSAGE_COLUMNS = ("run_id", "simulation_id", "message_idx", "role", "content", "n_tool_calls")
 """The columns of ``messages`` scoring reads (COMMUNICATE and its explanations)."""
 
@@ -167,6 +163,7 @@ class Prepared:
                     _task_criteria=pl.col("has_evaluation_criteria"),
                     _task_basis=norm_basis(pl.col("reward_basis")),
                     _task_n_actions=pl.col("n_actions") if "n_actions" in t.columns else pl.lit(None, pl.Int64),
+                    _task_n_nl=pl.col("n_nl_assertions") if "n_nl_assertions" in t.columns else pl.lit(None, pl.Int64),
                 ),
                 on=keys,
                 how="left",
@@ -177,12 +174,13 @@ class Prepared:
 
     @cached_property
     def _duplex_expr(self) -> pl.Expr:
-        """A full-duplex simulation graded from its ticks (upstream selects the trajectory by the mode), where the
-        results can give the tick frames."""
+        """A full-duplex simulation graded from its ticks, where the results can give the tick frames: upstream
+        grades from the ticks a simulation whose mode is full-duplex or that records ticks (a trajectory predating
+        the ``mode`` field), and only a full-duplex one records ticks."""
         tr = self.trials
-        if not ("mode" in tr.columns and "n_ticks" in tr.columns and self.src.has_ticks):
+        if not ("n_ticks" in tr.columns and self.src.has_ticks):
             return pl.lit(False)
-        return ((pl.col("mode") == FULL_DUPLEX) & pl.col("n_ticks").is_not_null()).fill_null(False)
+        return pl.col("n_ticks").is_not_null()
 
     # which simulations can be recomputed (task known and a trajectory recorded), with their keys
     @cached_property

@@ -20,7 +20,14 @@ import polars as pl
 from tauk._compat import keyword_options
 from tauk.conventions import COMPONENTS, NORMAL_ENDINGS, SUCCESS_TOL
 from tauk.errors import EvaluationError, LoadWarning, TaukError
-from tauk.scoring._evaluation import COLUMN, ENV, EVALUATED, EVALUATION_TYPES, IGNORE_BASIS_ALWAYS
+from tauk.scoring._evaluation import (
+    COLUMN,
+    ENV,
+    EVALUATED,
+    EVALUATION_TYPES,
+    IGNORE_BASIS_ALWAYS,
+    SINGLE_ALWAYS,
+)
 from tauk.scoring._prepare import Prepared, norm_basis, resolve_tasks
 from tauk.scoring._tasks import DEFAULT_BASIS
 from tauk.tasks import RECOMPUTED_OFFLINE, REGRADED, regrade_eligibility
@@ -285,7 +292,12 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
     env_src = pl.when(pl.col("_renv").is_not_null()).then(pl.lit("replayed")).when(env_rec.is_not_null()).then(
         pl.lit("record")
     )
-    nl = pl.when(has_ri).then(_recorded(tr, "recorded_nl_assertion").fill_null(1.0))
+    # NL_ASSERTION unrecorded (the judge did not run: NL outside the basis under 'all') is 1.0 only where the task
+    # has no NL assertion to judge (τ²-bench's evaluator gives 1.0 then); else unknown, not passed
+    nothing_to_judge = (pl.col("_task_n_nl").fill_null(0) == 0)
+    nl = pl.when(has_ri).then(
+        pl.coalesce(_recorded(tr, "recorded_nl_assertion"), pl.when(nothing_to_judge).then(1.0))
+    )
 
     fallback = not prep.regrade
     comm_rec = pl.col("_communicate")
@@ -338,8 +350,8 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
 
     # which components multiply into the reward
     in_basis = {c: pl.col("score_basis").list.contains(c).fill_null(False) for c in COMPONENTS}
-    if evaluation in IGNORE_BASIS_ALWAYS:
-        always = IGNORE_BASIS_ALWAYS[evaluation]
+    if evaluation in IGNORE_BASIS_ALWAYS or evaluation in SINGLE_ALWAYS:
+        always = IGNORE_BASIS_ALWAYS.get(evaluation, SINGLE_ALWAYS.get(evaluation, ()))
         used = {c: (in_basis[c] if c in ENV else pl.lit(c in always)) for c in COMPONENTS}
     else:
         used = in_basis
