@@ -111,7 +111,8 @@ class PowerResult:
         notes = [
             f"δ = {self.delta}, two-sided α = {self.alpha}, power = {self.target_power}; source: {self.source}",
             "tasks needed for the paired t test compare() reports (noncentral t, T − 1 df)",
-            f"Var(d_t) = {self.var_d if self.var_d is None else round(self.var_d, 6)} at the pilot's trials per task"
+            ("Var(d_t): not estimated" if self.var_d is None else f"Var(d_t) = {round(self.var_d, 6)}")
+            + " at the pilot's trials per task"
             + ("" if self.pilot_trials_per_task is None else f" ({self.pilot_trials_per_task:g})"),
         ]
         if self.var_between is not None:

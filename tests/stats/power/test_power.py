@@ -183,6 +183,7 @@ def test_a_pilot_where_nothing_varies_gives_no_plan():
         assert pw.tasks_needed is None and pw.var_d is None and not pw.identified
         assert pw.frame["tasks_needed"].is_null().all() and pw.frame["power"].is_null().all()
         assert any("give var_d" in n for n in pw.summary().notes)
+        assert not any("None" in n for n in pw.summary().notes), pw.summary().notes  # no Python None printed
     with pytest.warns(StatsWarning, match="nothing in the pilot varies"):  # one agent, every trial passed
         one = power_analysis(make_trials(two_agents([1] * 4, [1] * 4, trials=2)).filter(pl.col("agent") == "A"),
                              delta=0.1)  # fmt: skip
