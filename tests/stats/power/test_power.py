@@ -198,3 +198,23 @@ def _unequal_rows(n, c_a, c_b):
         for t in range(n.size):
             rows += [{"agent": agent, "task_id": t, "trial": i, "reward": float(i < c[t])} for i in range(n[t])]
     return rows
+
+
+def test_a_pilot_pairs_tasks_within_a_setup_as_compare_does():
+    """Two agents each in its own setup share task ids, not tasks (τ-bench's airline task 0 is not τ²-bench's):
+    compare() pairs none of them; the pilot paired all of them (50 'paired' tasks, Var(d_t) 0.368, 298 tasks
+    planned for τ-bench gpt-4o vs τ²-bench whissle airline). A pilot whose two agents share no setup is refused by
+    name; where they share one, its tasks are paired as before."""
+    from tauk.errors import TaukError
+    from tauk.stats import compare
+
+    apart = make_trials(two_agents([1, 0, 1, 1, 0, 1], [1, 1, 0, 0, 0, 1], trials=2)).with_columns(
+        setup=pl.when(pl.col("agent") == "A").then(pl.lit("S1")).otherwise(pl.lit("S2")))
+    assert set(compare(apart, "A", "B", ci=None).to_frame()["n_tasks"].to_list()) == {0}  # the premise
+    with pytest.raises(TaukError, match="setup"):
+        power_analysis(apart, delta=0.1, a="A", b="B")
+    same = apart.with_columns(setup=pl.lit("S1"))
+    assert power_analysis(same, delta=0.1, a="A", b="B").pilot_tasks == 6
+    # one setup shared, one not: only the shared setup's tasks are paired
+    extra = apart.filter(pl.col("agent") == "A").with_columns(setup=pl.lit("S2"), run_id=pl.lit("run-A2"))
+    assert power_analysis(pl.concat([apart, extra]), delta=0.1, a="A", b="B").pilot_tasks == 6
