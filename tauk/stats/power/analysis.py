@@ -252,8 +252,11 @@ def power_analysis(
                      for fs in (("n_a", "c_a"), ("n_b", "c_b"))]  # fmt: skip
         elif len(labels) == 1:
             df = df.filter(pl.col(label) == labels[0]) if label in df.columns else df
-            (g,) = task_groups(df, ())
-            pairs = [(g.n, g.c)]
+            # a task of each setup is a task of its own (trials of two setups are not repeats of one task)
+            gs = task_groups(df, ("setup",))
+            if not gs:
+                raise TaukError(f"pilot lacks trials for {labels[0]!r}")
+            pairs = [(np.concatenate([g.n for g in gs]), np.concatenate([g.c for g in gs]))]
         else:
             raise TaukError(f"the pilot has {len(labels)} values of {label!r}; give a and b")
     if pairs[0][0].size < 2:

@@ -218,3 +218,15 @@ def test_a_pilot_pairs_tasks_within_a_setup_as_compare_does():
     # one setup shared, one not: only the shared setup's tasks are paired
     extra = apart.filter(pl.col("agent") == "A").with_columns(setup=pl.lit("S2"), run_id=pl.lit("run-A2"))
     assert power_analysis(pl.concat([apart, extra]), delta=0.1, a="A", b="B").pilot_tasks == 6
+
+
+def test_a_one_agent_pilot_keeps_its_setups_apart():
+    """One agent on the same task ids in two setups: trials of different setups are not repeated trials of one
+    task. Before, the pilot merged them (6 tasks × 4 'trials', each task 2 passes in one setup and 2 fails in the
+    other); now 12 tasks of 2 trials, as summarize() would group them."""
+    a = make_trials(two_agents([1, 0, 1, 1, 0, 1], [], trials=2)).with_columns(setup=pl.lit("S1"))
+    b = make_trials(two_agents([0, 1, 0, 0, 1, 0], [], trials=2)).with_columns(setup=pl.lit("S2"),
+                                                                              run_id=pl.lit("run-A2"))  # fmt: skip
+    pw = power_analysis(pl.concat([a, b]), delta=0.1)
+    assert pw.pilot_tasks == 12 and pw.pilot_trials_per_task == 2
+    assert power_analysis(a, delta=0.1).pilot_tasks == 6  # one setup: as before
