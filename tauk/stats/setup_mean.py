@@ -133,9 +133,15 @@ class Overall:
                     other.setdefault(tuple(setups), []).append(k)
             for setups, kk in other.items():
                 which = ", ".join(self.metric.replace("k", str(k)) for k in kk)
-                notes.append(f"{name}: {which} averaged only {len(setups)} of these {self.over}(s): "
-                             f"{'; '.join(str(x) for x in setups)} (the others have no estimate at that k); the "
-                             f"row's {self.over}s, tasks and sims describe {self.metric.replace('k', str(k0))}")  # fmt: skip
+                listed = "; ".join(str(x) for x in setups)
+                if set(setups) <= set(g["setups"]):
+                    notes.append(f"{name}: {which} averaged only {len(setups)} of these {self.over}(s): {listed} (the "
+                                 f"others have no estimate at that k); the row's {self.over}s, tasks and sims describe "
+                                 f"{self.metric.replace('k', str(k0))}")  # fmt: skip
+                else:  # only small setups have an estimate there: the row left them out at its first k
+                    notes.append(f"{name}: {which} from {self.over}(s) left out of the row as small ({listed}; its "
+                                 f"{self.over}s have no estimate at that k): flagged there, not comparable with the "
+                                 f"row's {self.metric.replace('k', str(k0))}")  # fmt: skip
         return SummaryTable.build(f"{self.metric} overall (mean over {self.over}s)", cols, rows, notes,
                                   fields=fields, keys=max(len(self.by), 1))  # fmt: skip
 

@@ -123,7 +123,8 @@ class Summary:
     reward: str = "reward"
     split_by_setup: bool = False  # ``setup`` was added to the grouping (groups spanned several setups)
     counters: pl.DataFrame | None = None  # upstream HEAD's counters per group (tauk.scoring.counters.head_counters)
-    pooling: tuple[str, ...] = ()  # pool_setups=True: what each pooled group pooled over
+    pooling: tuple[str, ...] = ()  # pool_setups=True: what each pooled group pooled over; and a group whose agent
+    # (or domain) cell is empty because it holds several: which ones
     min_coverage: float = MIN_COVERAGE  # below this trial coverage a group is flagged and not ranked
     cluster: str | None = None  # cluster=: the column (or "family") whose clusters the intervals are robust to
     dependence_notes: tuple[str, ...] = ()  # run effects / clusters (tauk.stats.dependence)

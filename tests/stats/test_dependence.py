@@ -345,3 +345,23 @@ def test_cluster_compare_with_no_spread_between_clusters_says_the_task_level_tes
     assert row["adjusted_for"] is None and row["n_clusters"] == 3 and row["se_cluster"] == 0.0
     assert 0 < row["ci_low"] < 1 == row["ci_high"]  # the score interval, not the zero-width CR2 t
     assert any("cluster-robust variance is 0" in n and "task-level test is kept" in n for n in c.summary().notes)
+
+
+def test_cluster_compare_with_equal_cluster_means_up_to_rounding_is_the_zero_case():
+    """d_t = 2/3 − 1/3 on every task (3 trials, A passes 2, B 1) in clusters of 1, 2 and 7 tasks: the residuals are
+    rounding noise (V = 5.2e-33 > 0 in floating point), so the exact ``V == 0`` check missed it — adjusted_for
+    'clusters (3, CR2, t_2)', se_cluster 7e-17 and no warning, the case the zero-variance fix is for."""
+    from stats.frames import make_trials
+
+    fam = ["f1", "f2", "f2"] + ["f3"] * 7
+    assert cluster_variance(np.full(10, 2 / 3 - 1 / 3), fam)[0] == 0.0
+    rows = [{"agent": ag, "task_id": t, "trial": i, "reward": float((i + t) % 3 < c), "fam": fam[t]}
+            for t in range(10) for ag, c in (("A", 2), ("B", 1)) for i in range(3)]
+    fr = make_trials([{k: v for k, v in r.items() if k != "fam"} for r in rows]).with_columns(
+        fam=pl.Series([r["fam"] for r in rows]))
+    with pytest.warns(StatsWarning, match="cluster-robust variance is 0"):
+        row = tauk.stats.compare(fr, "A", "B", cluster="fam").row()
+    assert row["adjusted_for"] is None and row["se_cluster"] == 0.0
+    # a real spread between clusters is kept as it is
+    x = np.array([0.5, 0.25, 0.25] + [1 / 3] * 7)
+    assert cluster_variance(x, fam)[0] > 1e-6

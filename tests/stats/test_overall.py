@@ -92,3 +92,16 @@ def test_rows_averaging_different_setups_say_their_order_mixes_them():
     both = [(a, s, 30, 1, 0.5) for a in ("a", "b") for s in ("airline", "retail")]
     same = tauk.stats.overall(tauk.stats.summarize(_trials(both), by="agent", ci=None))
     assert not any("different sets" in n for n in same.summary().notes)
+
+
+def test_a_k_whose_figure_comes_from_a_left_out_setup_says_so():
+    """X: airline (30 tasks, 1 trial) kept, retail (4 tasks × 4 trials, 16 sims) left out as small. pass^2 exists
+    only in retail, so the pass^2 column shows the small setup's figure (its frame row flagged); the note said
+    'pass^2 averaged only 1 of these setup(s): retail' — retail is not one of the row's setups, it is the one the
+    row says it left out."""
+    df = _trials([("X", "airline", 30, 1, 0.6), ("X", "retail", 4, 4, 0.5), ("Y", "airline", 30, 1, 0.4)])
+    o = tauk.stats.overall(tauk.stats.summarize(df, by="agent", k=[1, 2], ci=None))
+    x2 = o.to_frame().filter(agent="X", k=2).row(0, named=True)
+    assert x2["setups"] == ["retail"] and x2["flagged"]  # the premise
+    notes = [n for n in o.summary().notes if n.startswith("X: pass^2")]
+    assert len(notes) == 1 and "of these" not in notes[0] and "left out" in notes[0] and "retail" in notes[0], notes

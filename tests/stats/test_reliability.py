@@ -204,3 +204,16 @@ def test_a_quantity_not_computed_is_null_in_every_form():
     assert f["cv_turns"].is_null().all() and f["outcome_consistency"].is_null().all()
     rec = r.records()[0]
     assert all(rec[c] == f.row(0, named=True)[c] for c in f.columns)
+
+
+def test_cost_cv_note_names_the_whole_frame_without_by():
+    """by=(): the one group is the whole frame; the note said 'no agent cost recorded for  (e.g. …' with no name."""
+    import warnings
+
+    from stats.frames import make_trials, two_agents
+
+    df = make_trials(two_agents([1, 0, 1, 1], [1, 1, 0, 1], trials=3)).with_columns(user_cost=pl.lit(0.1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        notes = [n for n in tauk.stats.reliability(df, by=()).summary().notes if "no agent cost" in n]
+    assert len(notes) == 1 and "recorded for all " in notes[0], notes

@@ -382,7 +382,8 @@ class MultipleComparison:
                 f"task{'s' if r['n_tasks'] != 1 else ''}"
             )
         unranked = self.ranks.filter(pl.col("n_tasks").fill_null(0) == 0)
-        for key, grp in unranked.group_by(list(self.by) or pl.lit(0), maintain_order=True):
+        # without by, group_by(pl.lit(0)) yields one (empty) group even from no rows: only groups that have some
+        for key, grp in (unranked.group_by(list(self.by) or pl.lit(0), maintain_order=True) if unranked.height else ()):
             g = ", ".join(str(v) for v in key) if self.by else ""
             names = ", ".join(str(x) for x in grp[self.label].to_list())
             notes.append(f"{g + ': ' if g else ''}no rank interval for {names}: no task with at least k={self.k} "

@@ -111,7 +111,8 @@ class PowerResult:
         notes = [
             f"δ = {self.delta}, two-sided α = {self.alpha}, power = {self.target_power}; source: {self.source}",
             "tasks needed for the paired t test compare() reports (noncentral t, T − 1 df)",
-            f"Var(d_t) = {self.var_d if self.var_d is None else round(self.var_d, 6)} at the pilot's trials per task"
+            ("Var(d_t): not estimated" if self.var_d is None else f"Var(d_t) = {round(self.var_d, 6)}")
+            + " at the pilot's trials per task"
             + ("" if self.pilot_trials_per_task is None else f" ({self.pilot_trials_per_task:g})"),
         ]
         if self.var_between is not None:
@@ -236,15 +237,26 @@ def power_analysis(
             labels = sorted(df[label].drop_nulls().unique().to_list())
         if len(labels) == 2:
             df = df.filter(pl.col(label).is_in(labels))
-            gs = {g.key[0]: g for g in task_groups(df, (label,))}
-            if set(gs) != set(labels):
-                raise TaukError(f"pilot lacks trials for {set(labels) - set(gs)}")
-            pt = pair_tasks(gs[labels[0]], gs[labels[1]], 1)
-            pairs = [(pt.n_a, pt.c_a), (pt.n_b, pt.c_b)]
+            gs = {g.key: g for g in task_groups(df, (label, "setup"))}
+            if {a for a, _ in gs} != set(labels):
+                raise TaukError(f"pilot lacks trials for {set(labels) - {a for a, _ in gs}}")
+            # tasks are paired within a setup, as compare() pairs them: two setups' task ids are not the same tasks
+            ran = [{st for x, st in gs if x == lab} for lab in labels]
+            shared = sorted(ran[0] & ran[1], key=lambda x: (x is None, str(x)))
+            if not shared:
+                raise TaukError(f"the pilot's agents {labels[0]!r} and {labels[1]!r} share no setup (they ran "
+                                f"{'; '.join(sorted(map(str, ran[0] | ran[1])))}): its tasks are paired within a "
+                                "setup, as compare() pairs them; give a pilot of both agents in one setup, or var_d")  # fmt: skip
+            pts = [pair_tasks(gs[(labels[0], st)], gs[(labels[1], st)], 1) for st in shared]
+            pairs = [tuple(np.concatenate([getattr(pt, f) for pt in pts]) for f in fs)
+                     for fs in (("n_a", "c_a"), ("n_b", "c_b"))]  # fmt: skip
         elif len(labels) == 1:
             df = df.filter(pl.col(label) == labels[0]) if label in df.columns else df
-            (g,) = task_groups(df, ())
-            pairs = [(g.n, g.c)]
+            # a task of each setup is a task of its own (trials of two setups are not repeats of one task)
+            gs = task_groups(df, ("setup",))
+            if not gs:
+                raise TaukError(f"pilot lacks trials for {labels[0]!r}")
+            pairs = [(np.concatenate([g.n for g in gs]), np.concatenate([g.c for g in gs]))]
         else:
             raise TaukError(f"the pilot has {len(labels)} values of {label!r}; give a and b")
     if pairs[0][0].size < 2:

@@ -329,7 +329,8 @@ def reliability(
             a=pl.col("agent_cost").is_not_null().any(), u=pl.col("user_cost").is_not_null().any()
         ).filter(~pl.col("a") & pl.col("u"))  # fmt: skip
         if user_only.height:
-            names = "; ".join(" · ".join(str(v) for v in r) for r in user_only.select(list(by)).iter_rows())
+            names = ("; ".join(" · ".join(str(v) for v in r) for r in user_only.select(list(by)).iter_rows()) if by
+                     else "all")  # no by: one group, the whole frame
             notes.append(f"CV cost: no agent cost recorded for {names} (e.g. τ-bench lists): the user simulator's "
                          "cost alone")  # fmt: skip
     calls = None

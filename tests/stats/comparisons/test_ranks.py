@@ -91,3 +91,20 @@ def test_null_ranks_are_explained_in_the_summary():
     assert mc.ranks["rank"].is_null().all()
     notes = mc.summary().notes
     assert any("no rank" in n and "A, B, C" in n and "common to all" in n for n in notes), notes
+
+
+def test_no_null_rank_note_when_every_rank_is_computed():
+    """Without ``by``, Polars' group_by(pl.lit(0)) over the (empty) null-rank rows still yields one empty group: every
+    ungrouped summary said 'no rank interval for : …' although no rank was null."""
+    import warnings
+
+    from stats.frames import make_trials, two_agents
+    from tauk.stats import compare_all
+
+    rows = two_agents([1, 0, 1, 1, 0, 1], [0, 0, 1, 0, 1, 0], trials=2)
+    rows += [{"run_id": "run-C", "agent": "C", "task_id": t, "trial": 0, "reward": float(t % 2)} for t in range(6)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mc = compare_all(make_trials(rows))
+    assert mc.by == () and mc.ranks["rank"].is_not_null().all()
+    assert not any("no rank interval" in n for n in mc.summary().notes), mc.summary().notes

@@ -183,6 +183,7 @@ def test_a_pilot_where_nothing_varies_gives_no_plan():
         assert pw.tasks_needed is None and pw.var_d is None and not pw.identified
         assert pw.frame["tasks_needed"].is_null().all() and pw.frame["power"].is_null().all()
         assert any("give var_d" in n for n in pw.summary().notes)
+        assert not any("None" in n for n in pw.summary().notes), pw.summary().notes  # no Python None printed
     with pytest.warns(StatsWarning, match="nothing in the pilot varies"):  # one agent, every trial passed
         one = power_analysis(make_trials(two_agents([1] * 4, [1] * 4, trials=2)).filter(pl.col("agent") == "A"),
                              delta=0.1)  # fmt: skip
@@ -197,3 +198,35 @@ def _unequal_rows(n, c_a, c_b):
         for t in range(n.size):
             rows += [{"agent": agent, "task_id": t, "trial": i, "reward": float(i < c[t])} for i in range(n[t])]
     return rows
+
+
+def test_a_pilot_pairs_tasks_within_a_setup_as_compare_does():
+    """Two agents each in its own setup share task ids, not tasks (τ-bench's airline task 0 is not τ²-bench's):
+    compare() pairs none of them; the pilot paired all of them (50 'paired' tasks, Var(d_t) 0.368, 298 tasks
+    planned for τ-bench gpt-4o vs τ²-bench whissle airline). A pilot whose two agents share no setup is refused by
+    name; where they share one, its tasks are paired as before."""
+    from tauk.errors import TaukError
+    from tauk.stats import compare
+
+    apart = make_trials(two_agents([1, 0, 1, 1, 0, 1], [1, 1, 0, 0, 0, 1], trials=2)).with_columns(
+        setup=pl.when(pl.col("agent") == "A").then(pl.lit("S1")).otherwise(pl.lit("S2")))
+    assert set(compare(apart, "A", "B", ci=None).to_frame()["n_tasks"].to_list()) == {0}  # the premise
+    with pytest.raises(TaukError, match="setup"):
+        power_analysis(apart, delta=0.1, a="A", b="B")
+    same = apart.with_columns(setup=pl.lit("S1"))
+    assert power_analysis(same, delta=0.1, a="A", b="B").pilot_tasks == 6
+    # one setup shared, one not: only the shared setup's tasks are paired
+    extra = apart.filter(pl.col("agent") == "A").with_columns(setup=pl.lit("S2"), run_id=pl.lit("run-A2"))
+    assert power_analysis(pl.concat([apart, extra]), delta=0.1, a="A", b="B").pilot_tasks == 6
+
+
+def test_a_one_agent_pilot_keeps_its_setups_apart():
+    """One agent on the same task ids in two setups: trials of different setups are not repeated trials of one
+    task. Before, the pilot merged them (6 tasks × 4 'trials', each task 2 passes in one setup and 2 fails in the
+    other); now 12 tasks of 2 trials, as summarize() would group them."""
+    a = make_trials(two_agents([1, 0, 1, 1, 0, 1], [], trials=2)).with_columns(setup=pl.lit("S1"))
+    b = make_trials(two_agents([0, 1, 0, 0, 1, 0], [], trials=2)).with_columns(setup=pl.lit("S2"),
+                                                                              run_id=pl.lit("run-A2"))  # fmt: skip
+    pw = power_analysis(pl.concat([a, b]), delta=0.1)
+    assert pw.pilot_tasks == 12 and pw.pilot_trials_per_task == 2
+    assert power_analysis(a, delta=0.1).pilot_tasks == 6  # one setup: as before
