@@ -125,3 +125,22 @@ def test_the_scores_csv_is_inert(tmp_path, capsys):
     assert {"'" + HOSTILE[0], "'" + HOSTILE[3]} <= {r["agent"] for r in rows}
     _assert_inert(text)
     assert all(_is_number(r["trial"]) for r in rows)
+
+
+def test_the_scores_csv_keeps_the_text_it_guards(tmp_path, capsys):
+    """A data export changes no text beyond the formula guard: a task id with a newline or a tab inside is written
+    as it is (quoted by the CSV writer), where the display sanitiser csv_safe dropped them ("a\\nb" became "ab")."""
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    for f in SAMPLE.glob("*_airline.json"):
+        doc = json.loads(f.read_text())
+        for sim in doc["simulations"]:
+            sim["task_id"] = f"line\nbreak\t{sim['task_id']}"
+        for task in doc.get("tasks", []):
+            task["id"] = f"line\nbreak\t{task['id']}"
+        (folder / f.name).write_text(json.dumps(doc))
+    out = tmp_path / "scores.csv"
+    assert main(["score", str(folder), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
+    assert rows and all(r["task_id"].startswith("line\nbreak\t") for r in rows)

@@ -51,14 +51,15 @@ def write_scored(scored: pl.DataFrame, path: str) -> None:
         scored.write_parquet(p)
     elif p.suffix == ".json":
         p.write_text(json.dumps(scored.to_dicts(), ensure_ascii=False, default=str))
-    else:  # CSV has no lists: JSON text; text (labels, task ids, reasons from the logs) no spreadsheet evaluates
-        from tauk.table import csv_safe
+    else:  # CSV has no lists: JSON text; text (labels, task ids, reasons from the logs) no spreadsheet evaluates,
+        # kept as it is otherwise (a data export: newlines and tabs inside a cell are quoted by the writer)
+        from tauk.table import csv_safe_expr
 
         lists = [c for c, t in scored.schema.items() if isinstance(t, pl.List)]
         flat = scored.with_columns(pl.col(c).map_elements(lambda v: json.dumps(list(v)), return_dtype=pl.String)
                                    for c in lists)  # fmt: skip
         texts = [c for c, t in flat.schema.items() if t == pl.String]
-        flat.with_columns(pl.col(c).map_elements(csv_safe, return_dtype=pl.String) for c in texts).write_csv(p)
+        flat.with_columns(csv_safe_expr(c) for c in texts).write_csv(p)
 
 
 def cmd_score(args: argparse.Namespace) -> int:

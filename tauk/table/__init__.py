@@ -36,7 +36,16 @@ a|b,0.5,0.25,0.75
 
 from __future__ import annotations
 
-from ._format import Interval, csv_safe, fmt, html_escape, latex_escape, markdown_escape, terminal_safe
+from ._format import (
+    Interval,
+    csv_safe,
+    csv_safe_expr,
+    fmt,
+    html_escape,
+    latex_escape,
+    markdown_escape,
+    terminal_safe,
+)
 from ._format import _latex_escape as _latex_escape  # the old private name
 from ._summary import FORMATS, LATEX_PACKAGES, LATEX_WIDTH_PT, SummaryTable
 
@@ -44,6 +53,7 @@ __all__ = [
     "Interval",
     "SummaryTable",
     "csv_safe",
+    "csv_safe_expr",
     "fmt",
     "html_escape",
     "latex_escape",

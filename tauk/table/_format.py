@@ -101,6 +101,22 @@ def csv_safe(text: Any) -> str:
     return "'" + s if raw.startswith(_FORMULA_START) or s.startswith(_FORMULA_START) else s
 
 
+def csv_safe_expr(column: str) -> Any:
+    """The Polars expression of :func:`csv_safe`'s formula guard for a data export: a text cell that starts with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single quote; everything else is kept as
+    it is (newlines and tabs inside a cell are the data's: the CSV writer quotes them), nulls stay null.
+
+    >>> import polars as pl
+    >>> pl.DataFrame({"x": ["=1+1", "a\\nb", "-2", None]}).select(csv_safe_expr("x"))["x"].to_list()
+    ["'=1+1", 'a\\nb', "'-2", None]
+    """
+    import polars as pl
+
+    col = pl.col(column)
+    risky = col.str.contains(r"^[=+\-@\t\r]")
+    return pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(column)
+
+
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|!$])")
 # "_" and "~" open or close emphasis / strikethrough only at a word's edge: "_" between two letters or digits
 # ("gpt_4o") and "~" between two spaces ("p ~ Beta") stay as they are, so that names and notes read as written
