@@ -41,7 +41,7 @@ def test_published_toolorchestra_airline_reproduces(tmp_path: Path, shared_data:
     assert totals["reward_mismatch"] > 0
     assert (dom["airline"]["rewards_checked"], dom["airline"]["rewards_not_following"]) == (
         totals["n_checked"], totals["reward_mismatch"])  # fmt: skip
-    assert f"({totals['reward_mismatch']} of them do not follow from the trajectories)" in v.summary().title
+    assert f"({totals['reward_mismatch']} of the verified domains' rewards do not follow" in v.summary().title
     assert "recorded rewards do not follow" in dom["airline"]["note"]
 
 

@@ -8,7 +8,7 @@ compared with the published figures within the submission's rounding: each (doma
 reproduces it, and every difference is listed. The figures are the recorded rewards'; each domain's trajectories are
 also re-graded (:func:`tauk.audit`, on the task definitions they embed), and a domain some of whose recorded rewards
 do not follow from them says so (``rewards_checked``, ``rewards_not_following``; the verdict "verified from the
-recorded rewards (N of them do not follow from the trajectories)").
+recorded rewards (N of the verified domains' rewards do not follow from the trajectories)").
 
 >>> from tauk.leaderboard import verify_submission
 >>> v = verify_submission("path/to/submission_dir")  # doctest: +SKIP
@@ -141,9 +141,11 @@ class Verification:
         n_ok = st.count("verified")
         verdict = ("verified" if self.ok else f"partly verified ({n_ok} of {len(st)} domains)" if n_ok and
                    "differs" not in st else "NOT verified")  # fmt: skip
-        off = int(self.domains["rewards_not_following"].fill_null(0).sum())
-        if off and n_ok:
-            verdict += f" from the recorded rewards ({off} of them do not follow from the trajectories)"
+        verified = self.domains.filter(pl.col("status") == "verified")
+        off = int(verified["rewards_not_following"].fill_null(0).sum())  # of the domains the verdict vouches for
+        if off:
+            verdict += (f" from the recorded rewards ({off} of the verified domains' rewards do not follow from the "
+                        "trajectories)")  # fmt: skip
         return SummaryTable.build(f"Verification of {self.submission_id}: {verdict}", cols, rows, notes, digits=2,
                                   fields=fields, keys=2)  # fmt: skip
 
