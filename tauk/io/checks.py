@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import unicodedata
 import warnings
 from typing import Any
 
@@ -14,8 +15,8 @@ from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
 from tauk.io.rundata import RunData
 
-__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_termination_reasons",
-           "check_trial_numbers", "parse_tool_calls_string"]
+__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_tasks",
+           "check_termination_reasons", "check_trial_numbers", "parse_tool_calls_string"]
 
 
 def parse_tool_calls_string(text: str) -> list[dict] | None:
@@ -98,19 +99,19 @@ def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
 
 
 def check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
-    seen: dict[str, int] = {}
+    seen: dict[str, Any] = {}
     keep_sims, keep_src = [], []
     for i, sim in enumerate(run.simulations):
         sid = str(sim.id)
         src = run.sim_sources[i]
         if sid in seen:
-            where = f"{run.sims_path}[{src}].id" if isinstance(src, int) else f"{src}: $.id"
-            msg = f"duplicate simulation id {sid!r} (first at simulations[{seen[sid]}])"
+            where = _where(run, src, "id")
+            msg = f"duplicate simulation id {sid!r} (first at {_where(run, seen[sid], 'id')})"
             if strict:
                 raise LoadError(str(run.path), where, msg)
             report.add(str(run.path), where, "duplicate_simulation_id", msg + "; later copy skipped", skipped=1)
             continue
-        seen[sid] = i
+        seen[sid] = src
         keep_sims.append(sim)
         keep_src.append(src)
     run.simulations, run.sim_sources = keep_sims, keep_src
@@ -128,7 +129,7 @@ def check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
             try:
                 parse_tool_calls_string(msgspec.json.decode(tc, type=str))
             except ValueError as exc:
-                where = f"{run.sims_path}[{src}].messages[{j}].tool_calls"
+                where = _where(run, src, f"messages[{j}].tool_calls")
                 if strict:
                     raise LoadError(str(run.path), where, str(exc)) from None
                 report.add(str(run.path), where, "unparsable_tool_calls", f"{exc}; these tool calls are skipped")
@@ -269,4 +270,72 @@ def check_termination_reasons(run: RunData, strict: bool, report: LoadReport) ->
         msg = (f"unknown termination reasons kept as written: {shown} — not infrastructure errors, and they fail the "
                "termination gate when re-scored")  # fmt: skip
         report.add(str(run.path), first[next(iter(unknown))], "unknown_termination_reason", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def _definition(task: S.Task) -> Any:
+    """A task definition as plain values (its undecoded parts decoded), to tell copies from different definitions
+    whatever the spacing or key order of the JSON they were written in."""
+    def plain(raw: Any) -> Any:
+        try:
+            return msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            return bytes(raw)
+
+    return (plain(task.description), plain(task.user_scenario), plain(task.initial_state),
+            plain(msgspec.json.encode(task.evaluation_criteria)))  # fmt: skip
+
+
+def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Task definitions sharing an id: a second copy of the same definition is dropped, with a report line; two
+    different definitions under one id are refused by name under strict loading — which of them graded the
+    simulations is not known, and the ``tasks`` frame would hold two rows for one (run, task) key, doubling every
+    trial joined to it — else the first is kept, with a report line and a warning. Simulations naming a task that
+    is defined only under another Unicode normal form of its id (NFC vs NFD: the same text to a reader, different
+    ids to τ²-bench) are reported, their ids kept as written."""
+    if not run.tasks:
+        return
+    tasks_file = str(run.path / "results.json" if run.format == "tau2-dir" else run.path)
+    first: dict[str, int] = {}
+    keep: list[S.Task] = []
+    copies: list[int] = []
+    differing: list[tuple[int, int, str]] = []
+    for i, task in enumerate(run.tasks):
+        tid = str(task.id)
+        if tid not in first:
+            first[tid] = i
+            keep.append(task)
+        elif _definition(task) == _definition(run.tasks[first[tid]]):
+            copies.append(i)
+        else:
+            differing.append((i, first[tid], tid))
+    if differing:
+        i, j, tid = differing[0]
+        msg = (f"{len(differing)} task definition(s) reuse the id of a different definition (e.g. {tid!r} at "
+               f"$.tasks[{j}] and $.tasks[{i}])")  # fmt: skip
+        if strict:
+            raise LoadError(tasks_file, f"$.tasks[{i}].id", msg + ": which one graded its simulations is not "
+                            "known (load leniently to keep the first of each)")  # fmt: skip
+        msg += "; the first of each kept, the others skipped"
+        report.add(tasks_file, f"$.tasks[{i}].id", "conflicting_task_definitions", msg, skipped=len(differing))
+        warnings.warn(f"{tasks_file}: {msg}", LoadWarning, stacklevel=5)
+    if copies:
+        msg = (f"{len(copies)} task definition(s) repeated word for word under the same id (first at "
+               f"$.tasks[{copies[0]}]); one copy of each kept")  # fmt: skip
+        report.add(tasks_file, f"$.tasks[{copies[0]}].id", "duplicate_task_definition", msg, skipped=len(copies))
+    run.tasks = keep
+    normal = {unicodedata.normalize("NFC", tid): tid for tid in first}
+    odd: dict[str, str] = {}
+    for sim in run.simulations:
+        tid = str(sim.task_id)
+        if tid not in first and tid not in odd:
+            other = normal.get(unicodedata.normalize("NFC", tid))
+            if other is not None:
+                odd[tid] = other
+    if odd:
+        tid, other = next(iter(odd.items()))
+        msg = (f"{len(odd)} simulation task id(s) match a defined task only under another Unicode normal form (e.g. "
+               f"{ascii(tid)} vs the definition's {ascii(other)}): kept as written, as τ²-bench compares them, so "
+               "those simulations have no task definition")  # fmt: skip
+        report.add(str(run.path), None, "task_id_unicode_form", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)

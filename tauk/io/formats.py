@@ -21,6 +21,7 @@ from tauk.io.checks import (
     check_numbers,
     check_rewards,
     check_stringified,
+    check_tasks,
     check_termination_reasons,
     check_trial_numbers,
 )
@@ -138,12 +139,19 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     remember(run, path, data, as_buffer=True)
     if not run.simulations:
         report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
+    tau2_checks(run, strict, report)
+    return run
+
+
+def tau2_checks(run: RunData, strict: bool, report: LoadReport) -> None:
+    """The checks every τ²-bench shape gets alike (a monolithic file or wrapper, a directory, a bare list), so that
+    the same simulation reads the same whatever file it came in."""
     check_numbers(run, strict, report)
     check_duplicates(run, strict, report)
     check_stringified(run, strict, report)
     check_rewards(run, strict, report)
     check_termination_reasons(run, strict, report)
-    return run
+    check_tasks(run, strict, report)
 
 
 def _top_without_simulations(path: Path, data: Any, spans: list[tuple[int, int]], exc: Exception) -> S.RawResults:
@@ -225,10 +233,7 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     )
     if not sims:
         report.add(str(path), "simulations/", "zero_simulations", "the directory holds no simulation files")
-    check_numbers(run, strict, report)
-    check_duplicates(run, strict, report)
-    check_rewards(run, strict, report)
-    check_termination_reasons(run, strict, report)
+    tau2_checks(run, strict, report)
     return run
 
 
@@ -332,9 +337,7 @@ def read_tau2_list(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     run = RunData(path=path, format="tau2-list", format_version=None, simulations=list(sims), sim_sources=srcs,
                   spans=spans)  # fmt: skip
     remember(run, path, data, as_buffer=True)
-    check_numbers(run, strict, report)
-    check_duplicates(run, strict, report)
-    check_stringified(run, strict, report)
+    tau2_checks(run, strict, report)
     return run
 
 

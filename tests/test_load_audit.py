@@ -1,0 +1,179 @@
+"""Loader audit: every τ²-bench shape gets the same checks, task ids are one definition each, and files that are not
+UTF-8 JSON text are named for what they are."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import unicodedata
+import warnings
+from pathlib import Path
+
+import pytest
+
+import tauk
+from tauk.errors import LoadError
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data"
+A = SAMPLE / "atlas-small_airline.json"
+
+
+def _doc() -> dict:
+    return json.loads(A.read_text())
+
+
+def _write(path: Path, doc) -> Path:
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _lenient(inputs, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        return tauk.load(inputs, strict=False, **kw)
+
+
+def _as_dir(tmp_path: Path, doc: dict) -> Path:
+    run = tmp_path / "run"
+    (run / "simulations").mkdir(parents=True)
+    top = {k: v for k, v in doc.items() if k != "simulations"}
+    _write(run / "results.json", top)
+    for sim in doc["simulations"]:
+        _write(run / "simulations" / f"{sim['id']}.json", sim)
+    return run
+
+
+def _shapes(tmp_path: Path, doc: dict) -> dict[str, Path]:
+    return {"file": _write(tmp_path / "mono.json", doc), "list": _write(tmp_path / "list.json", doc["simulations"]),
+            "dir": _as_dir(tmp_path, doc)}  # fmt: skip
+
+
+# ---- the same checks for a file, a directory and a bare list -------------------------------------------------------
+@pytest.mark.parametrize("shape", ["file", "list", "dir"])
+def test_respelled_infra_error_and_odd_reward_read_alike_in_every_shape(tmp_path, shape):
+    doc = _doc()
+    doc["simulations"][0]["termination_reason"] = "infra_error"
+    doc["simulations"][1]["reward_info"]["reward"] = 5.0
+    res = _lenient(_shapes(tmp_path, doc)[shape])
+    first = res.trials.filter(res.trials["simulation_id"] == doc["simulations"][0]["id"])
+    assert first["termination_reason"].to_list() == ["infrastructure_error"]
+    counts = res.report.counts()
+    assert counts.get("termination_reason_respelled") == 1 and counts.get("reward_out_of_range") == 1
+
+
+def _stringify_calls(doc: dict, bad: bool = False) -> int:
+    n = 0
+    for sim in doc["simulations"]:
+        for m in sim["messages"] or ():
+            if m.get("tool_calls"):
+                m["tool_calls"] = "[{'id': 1, 'name': (lambda: 0)}]" if bad else repr(m["tool_calls"])
+                n += 1
+    return n
+
+
+@pytest.mark.parametrize("shape", ["file", "list", "dir"])
+def test_unparsable_stringified_tool_calls_are_reported_in_every_shape(tmp_path, shape):
+    doc = _doc()
+    assert _stringify_calls(doc, bad=True) > 0
+    path = _shapes(tmp_path, doc)[shape]
+    with pytest.raises(LoadError, match="tool_calls string is neither JSON nor a Python literal") as err:
+        tauk.load(path)
+    if shape == "dir":  # the place names the simulation's own file
+        assert "simulations/" in str(err.value) and "$.messages[" in str(err.value)
+    res = _lenient(path)
+    assert res.report.counts().get("unparsable_tool_calls", 0) > 0
+    assert res.report.counts().get("stringified_tool_calls") == 1
+
+
+def test_stringified_tool_calls_in_a_directory_run_are_reported_and_read(tmp_path):
+    doc = _doc()
+    plain = tauk.load(_write(tmp_path / "plain.json", doc)).tool_calls.height
+    _stringify_calls(doc)
+    res = _lenient(_as_dir(tmp_path, doc))
+    assert res.report.counts().get("stringified_tool_calls") == 1
+    assert res.tool_calls.height == plain > 0
+
+
+def test_duplicate_simulation_id_in_a_directory_names_both_files(tmp_path):
+    doc = _doc()
+    run = _as_dir(tmp_path, doc)
+    first = doc["simulations"][0]
+    _write(run / "simulations" / "zz-copy.json", first)
+    with pytest.raises(LoadError) as err:
+        tauk.load(run)
+    assert f"{first['id']}.json" in str(err.value) and "zz-copy.json" in str(err.value)
+
+
+def test_duplicate_simulation_id_names_the_first_copy_by_its_place_in_the_file(tmp_path):
+    doc = _doc()
+    doc["simulations"][0]["trial"] = {"not": "a number"}  # skipped when lenient: positions shift by one
+    doc["simulations"].append(copy.deepcopy(doc["simulations"][2]))
+    res = _lenient(_write(tmp_path / "d.json", doc))
+    dup = [i for i in res.report.issues if i.kind == "duplicate_simulation_id"]
+    assert len(dup) == 1 and "first at $.simulations[2].id" in dup[0].message
+
+
+# ---- task definitions ----------------------------------------------------------------------------------------------
+def test_task_ids_with_different_definitions_are_refused_or_kept_once(tmp_path):
+    doc = _doc()
+    other = copy.deepcopy(doc["tasks"][0])
+    other["evaluation_criteria"] = {"actions": [], "communicate_info": ["something else"]}
+    doc["tasks"].append(other)
+    path = _write(tmp_path / "t.json", doc)
+    with pytest.raises(LoadError, match=r"reuse the id of a different definition") as err:
+        tauk.load(path)
+    assert err.value.location == f"$.tasks[{len(doc['tasks']) - 1}].id"
+    res = _lenient(path)
+    assert res.report.counts() == {"conflicting_task_definitions": 1}
+    keys = res.tasks.group_by("run_id", "task_id").len()
+    assert keys["len"].max() == 1 and res.tasks.height == len(doc["tasks"]) - 1
+    joined = res.trials.join(res.tasks, on=["run_id", "task_id"], how="left")
+    assert joined.height == res.trials.height == len(doc["simulations"])
+    kept = res.tasks.filter(res.tasks["task_id"] == str(other["id"]))
+    assert kept["communicate_info"].to_list()[0] != ["something else"]  # the first definition
+
+
+@pytest.mark.parametrize("shape", ["file", "dir"])
+def test_a_task_repeated_word_for_word_is_kept_once_and_reported(tmp_path, shape):
+    doc = _doc()
+    doc["tasks"].append(json.loads(json.dumps(doc["tasks"][0], indent=3)))
+    res = tauk.load(_shapes(tmp_path, doc)[shape])  # not an error: the same definition
+    assert res.report.counts() == {"duplicate_task_definition": 1}
+    assert res.tasks.height == len(doc["tasks"]) - 1
+    assert res.trials.join(res.tasks, on=["run_id", "task_id"]).height == len(doc["simulations"])
+
+
+def test_task_id_in_another_unicode_normal_form_is_reported(tmp_path):
+    doc = _doc()
+    nfc = "caf\u00e9-task"
+    old = doc["tasks"][0]["id"]
+    doc["tasks"][0]["id"] = nfc
+    for sim in doc["simulations"]:
+        if sim["task_id"] == old:
+            sim["task_id"] = unicodedata.normalize("NFD", nfc)
+    res = _lenient(_write(tmp_path / "u.json", doc))
+    issues = [i for i in res.report.issues if i.kind == "task_id_unicode_form"]
+    assert len(issues) == 1 and "cafe\\u0301-task" in issues[0].message
+    # kept as written (τ²-bench compares ids as they are): nothing renamed
+    assert unicodedata.normalize("NFD", nfc) in res.trials["task_id"].to_list()
+
+
+# ---- files that are not UTF-8 JSON text --------------------------------------------------------------------------
+@pytest.mark.parametrize(("encode", "what"), [
+    (gzip.compress, "gzip-compressed"),
+    (lambda b: b.decode().encode("utf-16"), "UTF-16"),
+    (lambda b: b.decode().encode("utf-32"), "UTF-32"),
+])  # fmt: skip
+def test_compressed_or_utf16_files_are_named_for_what_they_are(tmp_path, encode, what):
+    path = tmp_path / "x.json"
+    path.write_bytes(encode(A.read_bytes()))
+    with pytest.raises(LoadError, match=f"not a JSON text file: {what}"):
+        tauk.load(path)
+
+
+def test_control_bytes_before_the_json_are_named_not_skipped(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_bytes(b"\x1c" + A.read_bytes())
+    with pytest.raises(LoadError, match=r"found '\\x1c'"):
+        tauk.load(path)
