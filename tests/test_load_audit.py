@@ -177,3 +177,52 @@ def test_control_bytes_before_the_json_are_named_not_skipped(tmp_path):
     path.write_bytes(b"\x1c" + A.read_bytes())
     with pytest.raises(LoadError, match=r"found '\\x1c'"):
         tauk.load(path)
+
+
+# ---- numbers τ²-bench's models accept ------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", ["file", "list", "dir"])
+def test_whole_floats_where_integers_belong_are_read_as_integers(tmp_path, shape):
+    doc = _doc()
+    doc["info"]["num_trials"], doc["info"]["max_steps"] = 4.0, 100.0
+    for sim in doc["simulations"]:
+        sim["trial"] = float(sim["trial"])
+    res = tauk.load(_shapes(tmp_path, doc)[shape])  # strict: upstream's pydantic models take 1.0 for an int
+    assert res.report.counts() == ({"simulation_list": 1} if shape == "list" else {})
+    got = dict(zip(res.trials["simulation_id"].to_list(), res.trials["trial"].to_list()))
+    assert got == {s["id"]: s["trial"] for s in _doc()["simulations"]}
+    if shape != "list":
+        assert res.runs.select("num_trials", "max_steps").rows() == [(4, 100)]
+
+
+@pytest.mark.parametrize(("where", "value"), [("trial", 1.5), ("trial", "1.5"), ("num_trials", 4.5),
+                                              ("num_trials", "four")])  # fmt: skip
+def test_a_fraction_or_text_where_an_integer_belongs_is_named(tmp_path, where, value):
+    doc = _doc()
+    (doc["info"] if where == "num_trials" else doc["simulations"][3])[where] = value
+    path = _write(tmp_path / "x.json", doc)
+    place = "$.info.num_trials" if where == "num_trials" else "$.simulations[3].trial"
+    with pytest.raises(LoadError) as err:
+        tauk.load(path)
+    assert err.value.location == place and "not" in err.value.message
+    res = _lenient(path)
+    assert res.report.counts() == {"invalid_number": 1}
+    if where == "num_trials":
+        assert res.runs["num_trials"].to_list() == [None]  # never 4 from 4.5, nor a guess
+
+
+@pytest.mark.parametrize("field", ["seed", "trial"])
+def test_an_integer_beyond_64_bits_is_reported_not_nulled_in_silence(tmp_path, field):
+    doc = _doc()
+    doc["simulations"][0][field] = 2**70
+    doc["info"]["seed"] = -(2**64)
+    res = tauk.load(_write(tmp_path / "x.json", doc))  # valid upstream: not an error
+    assert res.report.counts() == {"integer_out_of_range": 1}
+    assert res.report.issues[0].message.startswith("2 integer(s) beyond 64 bits read as null")
+    assert res.trials[field].to_list()[0] is None and res.runs["seed"].to_list() == [None]
+
+
+def test_a_long_digit_string_is_read_exactly(tmp_path):
+    doc = _doc()
+    doc["simulations"][0]["seed"] = str(2**62 + 1)  # float() would round it
+    res = tauk.load(_write(tmp_path / "x.json", doc))
+    assert res.trials["seed"].to_list()[0] == 2**62 + 1

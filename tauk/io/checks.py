@@ -52,50 +52,81 @@ def _where(run: RunData, src: Any, name: str) -> str:
     return f"{run.sims_path}[{src}].{name}" if isinstance(src, int) else f"{src}: $.{name}"
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_INFO_INTS = ("num_trials", "max_steps", "max_errors", "seed")
+
+
 def _coerce(value: Any, integer: bool) -> tuple[Any, str | None]:
-    """(the number a value written as a string stands for, or None; what is wrong with it, or None)."""
-    text = value.strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return None, f"{value!r} is not a number"
+    """(the number a value stands for, or None; what is wrong with it, or None): a string is read as the number it
+    writes; an integer field takes a whole float (``1.0``, as τ²-bench's models do) and refuses a fraction; an
+    integer outside 64 bits (which no frame column holds) is ``"big"``, a non-finite float ``"nan"``."""
+    if type(value) is str:
+        text = value.strip()
+        try:
+            number: Any = float(text)
+        except ValueError:
+            return None, f"{value!r} is not a number"
+        if integer:
+            try:
+                number = int(text)  # exact for long digit strings, where float() would round
+            except ValueError:
+                pass
+    else:
+        number = value
     if integer:
-        if not math.isfinite(number) or number != int(number):
-            return None, f"{value!r} is not an integer"
-        return int(number), None
+        if type(number) is float:
+            if not math.isfinite(number) or number != int(number):
+                return None, f"{value!r} is not an integer"
+            number = int(number)
+        if not _INT64[0] <= number <= _INT64[1]:
+            return None, "big"
+        return number, None
     if not math.isfinite(number):
         return None, "nan"
     return number, None
 
 
 def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
-    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers; one that is not a number (``"abc"``,
-    ``"$0.05"``) or not an integer where one belongs (a trial ``"1.9"``) raises a :class:`LoadError` naming its
-    place under strict loading, else becomes null with a report entry. ``"nan"``/``"inf"`` costs and durations
-    become null (left out of the means) and are counted in the report."""
+    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers, and whole floats where an integer
+    belongs (a trial ``1.0``, as τ²-bench's models accept them) as integers; one that is not a number (``"abc"``,
+    ``"$0.05"``) or not an integer where one belongs (a trial ``"1.9"`` or ``1.5``) raises a :class:`LoadError`
+    naming its place under strict loading, else becomes null with a report entry. ``"nan"``/``"inf"`` costs and
+    durations become null (left out of the means), and so do integers beyond 64 bits (a seed of 2**70: valid
+    upstream, but no integer column holds it); both are counted in the report."""
     items = run.tb_records if run.format == "taubench" else run.simulations
     fields = (("trial", True),) if run.format == "taubench" else (*((f, False) for f in _FLOATS),
                                                                       *((f, True) for f in _INTS))  # fmt: skip
+    places = [(item, name, integer, _where(run, src, name)) for item, src in zip(items, run.sim_sources)
+              for name, integer in fields]  # fmt: skip
+    if run.info is not None:
+        head = "results.json: $.info" if run.format == "tau2-dir" else "$.info"
+        places += [(run.info, name, True, f"{head}.{name}") for name in _INFO_INTS]
     non_finite: list[str] = []
-    for item, src in zip(items, run.sim_sources):
-        for name, integer in fields:
-            value = getattr(item, name)
-            if type(value) is not str:
-                continue
-            number, problem = _coerce(value, integer)
-            setattr(item, name, number)
-            if problem == "nan":
-                non_finite.append(_where(run, src, name))
-            elif problem is not None:
-                where = _where(run, src, name)
-                if strict:
-                    raise LoadError(str(run.path), where, problem)
-                report.add(str(run.path), where, "invalid_number", f"{problem}; read as null")
-                warnings.warn(f"{run.path} at {where}: {problem}; read as null", LoadWarning, stacklevel=5)
+    big: list[str] = []
+    for item, name, integer, where in places:
+        value = getattr(item, name)
+        if value is None or (type(value) is int and _INT64[0] <= value <= _INT64[1]) or (
+                type(value) is float and not integer and math.isfinite(value)):  # fmt: skip
+            continue
+        number, problem = _coerce(value, integer)
+        setattr(item, name, number)
+        if problem == "nan":
+            non_finite.append(where)
+        elif problem == "big":
+            big.append(where)
+        elif problem is not None:
+            if strict:
+                raise LoadError(str(run.path), where, problem)
+            report.add(str(run.path), where, "invalid_number", f"{problem}; read as null")
+            warnings.warn(f"{run.path} at {where}: {problem}; read as null", LoadWarning, stacklevel=5)
     if non_finite:
         msg = f"{len(non_finite)} value(s) written as NaN or infinity read as null (left out of the means)"
         report.add(str(run.path), non_finite[0], "non_finite_number", msg)
         warnings.warn(f"{run.path}: {msg}, first at {non_finite[0]}", LoadWarning, stacklevel=5)
+    if big:
+        msg = f"{len(big)} integer(s) beyond 64 bits read as null (no integer column holds them)"
+        report.add(str(run.path), big[0], "integer_out_of_range", msg)
+        warnings.warn(f"{run.path}: {msg}, first at {big[0]}", LoadWarning, stacklevel=5)
 
 
 def check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
