@@ -226,3 +226,44 @@ def test_a_long_digit_string_is_read_exactly(tmp_path):
     doc["simulations"][0]["seed"] = str(2**62 + 1)  # float() would round it
     res = tauk.load(_write(tmp_path / "x.json", doc))
     assert res.trials["seed"].to_list()[0] == 2**62 + 1
+
+
+# ---- a store holding runs written by another version of tauk -------------------------------------------------------
+def _as_older_version(root: Path, entry_file: Path, drop: str = "review_errors") -> str:
+    """Rewrite one stored run's trials parts as a tauk without column ``drop`` wrote them (the entry's sizes kept
+    true, so only the columns differ); the part's path."""
+    import polars as pl
+
+    e = json.loads(entry_file.read_text())
+    for rel in e["files"]["trials"]:
+        pl.read_parquet(root / rel).drop(drop).write_parquet(root / rel)
+        e["sizes"][rel] = (root / rel).stat().st_size
+    entry_file.write_text(json.dumps(e))
+    return e["files"]["trials"][0]
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_run_stored_by_another_version_is_named_and_refreshed_by_the_next_ingest(tmp_path, which):
+    from tauk.store import StoreError
+
+    root = tmp_path / "st"
+    sources = [A, SAMPLE / "baseline_retail.json"]
+    tauk.ingest(sources, root, progress=False)
+    entries = sorted((root / "sources").glob("*.json"), key=lambda p: json.loads(p.read_text())["run_id"])
+    old = _as_older_version(root, entries[which])
+    with pytest.raises(StoreError, match="has the columns of another version of tauk .without review_errors.") as err:
+        tauk.open(root).trials  # noqa: B018
+    assert old in str(err.value)  # the old run's part, whichever comes first
+    report = tauk.ingest(sources, root, progress=False)  # the sources did not change: refreshed all the same
+    assert report.counts() == {"refreshed": 1} and len(report.unchanged) == 1
+    res = tauk.open(root)
+    assert "review_errors" in res.trials.columns and res.trials.height == 200
+
+
+def test_a_store_all_of_another_version_is_refreshed_by_the_next_ingest(tmp_path):
+    root = tmp_path / "st"
+    tauk.ingest([A], root, progress=False)
+    _as_older_version(root, next((root / "sources").glob("*.json")))
+    assert "review_errors" not in tauk.open(root).trials.columns  # readable as it is
+    assert tauk.ingest([A], root, progress=False).counts() == {"refreshed": 1}
+    assert "review_errors" in tauk.open(root).trials.columns
