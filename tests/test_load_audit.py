@@ -267,3 +267,30 @@ def test_a_store_all_of_another_version_is_refreshed_by_the_next_ingest(tmp_path
     assert "review_errors" not in tauk.open(root).trials.columns  # readable as it is
     assert tauk.ingest([A], root, progress=False).counts() == {"refreshed": 1}
     assert "review_errors" in tauk.open(root).trials.columns
+
+
+# ---- leaderboard submissions ---------------------------------------------------------------------------------------
+def _a_submission(shared_data: Path) -> Path:
+    return sorted(f for f in (shared_data / "leaderboard").glob("*.json")
+                  if f.name not in ("schema.json", "manifest.json"))[0]  # fmt: skip
+
+
+def test_a_leaderboard_submission_with_a_byte_order_mark_loads_like_a_results_file(tmp_path, shared_data):
+    sub = _a_submission(shared_data)
+    path = tmp_path / sub.name
+    path.write_bytes(b"\xef\xbb\xbf" + sub.read_bytes())
+    assert tauk.load_leaderboard(path).drop("source").equals(tauk.load_leaderboard(sub).drop("source"))
+
+
+@pytest.mark.parametrize("loader", ["load_leaderboard", "load_interaction_metrics"])
+def test_one_submission_in_two_files_is_refused_not_counted_twice(tmp_path, shared_data, loader):
+    from tauk.io import leaderboard
+
+    sub = _a_submission(shared_data)
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x.json").write_bytes(sub.read_bytes())
+    (tmp_path / "x" / "submission.json").write_bytes(sub.read_bytes())
+    with pytest.raises(LoadError, match=r"submission 'x' is read from two files .*x[/\\]submission.json"):
+        getattr(leaderboard, loader)(tmp_path)
+    one = tauk.load_leaderboard([sub, sub])  # the same file twice is read once
+    assert one.height == tauk.load_leaderboard(sub).height > 0
