@@ -294,3 +294,19 @@ def test_one_submission_in_two_files_is_refused_not_counted_twice(tmp_path, shar
         getattr(leaderboard, loader)(tmp_path)
     one = tauk.load_leaderboard([sub, sub])  # the same file twice is read once
     assert one.height == tauk.load_leaderboard(sub).height > 0
+
+
+# ---- task files ----------------------------------------------------------------------------------------------------
+def test_a_task_file_defining_one_id_twice_differently_is_refused_by_place(tmp_path):
+    tasks = _doc()["tasks"]
+    other = copy.deepcopy(tasks[0])
+    other["evaluation_criteria"] = {"actions": [], "communicate_info": ["something else"]}
+    path = _write(tmp_path / "tasks.json", [*tasks, other])
+    with pytest.raises(LoadError, match=r"defined twice, differently \(\$\[0\] and \$\[\d+\]\)") as err:
+        tauk.load_tasks(path)
+    assert err.value.location == f"$[{len(tasks)}].id"
+    res = tauk.load(A)
+    with pytest.raises(LoadError, match="defined twice"):  # re-grading with it names the same place
+        tauk.score(res, tasks=path)
+    repeated = _write(tmp_path / "repeated.json", [*tasks, tasks[0]])
+    assert tauk.load_tasks(repeated)[0].height == len(tasks)  # a word-for-word repeat: one task
