@@ -45,6 +45,7 @@ def _as_dir(tmp_path: Path, doc: dict) -> Path:
 
 
 def _shapes(tmp_path: Path, doc: dict) -> dict[str, Path]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     return {"file": _write(tmp_path / "mono.json", doc), "list": _write(tmp_path / "list.json", doc["simulations"]),
             "dir": _as_dir(tmp_path, doc)}  # fmt: skip
 
@@ -310,3 +311,24 @@ def test_a_task_file_defining_one_id_twice_differently_is_refused_by_place(tmp_p
         tauk.score(res, tasks=path)
     repeated = _write(tmp_path / "repeated.json", [*tasks, tasks[0]])
     assert tauk.load_tasks(repeated)[0].height == len(tasks)  # a word-for-word repeat: one task
+
+
+# ---- message turn indices ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", ["file", "dir"])
+def test_a_whole_float_turn_index_is_an_integer_and_a_fraction_is_named(tmp_path, shape):
+    doc = _doc()
+    sim = doc["simulations"][0]
+    want = [m.get("turn_idx") for m in sim["messages"]]
+    for m in sim["messages"]:
+        if m.get("turn_idx") is not None:
+            m["turn_idx"] = float(m["turn_idx"])
+    res = tauk.load(_shapes(tmp_path / "whole", doc)[shape])  # valid upstream: strict loading reads it
+    got = res.messages.filter(res.messages["simulation_id"] == sim["id"])["turn_idx"].to_list()
+    assert got == want and res.report.counts() == {}
+    sim["messages"][1]["turn_idx"] = 1.5
+    path = _shapes(tmp_path / "frac", doc)[shape]
+    with pytest.raises(LoadError, match=r"messages\[1\]\.turn_idx: Expected an integer, got 1\.5"):
+        tauk.load(path).messages  # noqa: B018
+    res = _lenient(path)
+    assert res.messages.filter(res.messages["simulation_id"] == sim["id"]).height == 0  # never 1 from 1.5
+    assert res.report.counts() == {"invalid_messages": 1}

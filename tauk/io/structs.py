@@ -142,7 +142,7 @@ class Message(Struct):
     role: str | None = None
     content: str | None = None
     tool_calls: list[ToolCall] | str | None = None
-    turn_idx: IntLike = None
+    turn_idx: Whole = None  # made an integer (or refused) by tauk.io.frames.messages
     timestamp: str | None = None
     cost: Num = None
     usage: Raw = NULL
