@@ -332,3 +332,22 @@ def test_a_whole_float_turn_index_is_an_integer_and_a_fraction_is_named(tmp_path
     res = _lenient(path)
     assert res.messages.filter(res.messages["simulation_id"] == sim["id"]).height == 0  # never 1 from 1.5
     assert res.report.counts() == {"invalid_messages": 1}
+
+
+@pytest.mark.parametrize("shape", ["file", "list", "dir"])
+def test_a_reward_written_as_text_is_read_as_the_number(tmp_path, shape):
+    doc = _doc()
+    first, second = doc["simulations"][0], doc["simulations"][1]
+    want = (first["reward_info"]["reward"], second["reward_info"]["reward"])
+    first["reward_info"]["reward"] = str(float(want[0]))
+    res = tauk.load(_shapes(tmp_path, doc)[shape])  # valid upstream (pydantic reads "1.0" as 1.0)
+    assert res.trials.filter(res.trials["simulation_id"] == first["id"])["reward"].to_list() == [want[0]]
+    second["reward_info"]["reward"] = "full marks"
+    path = _shapes(tmp_path / "bad", doc)[shape]
+    with pytest.raises(LoadError, match="'full marks' is not a number") as err:
+        tauk.load(path)
+    assert err.value.location.endswith("reward_info.reward")
+    res = _lenient(path)  # as a reward of the wrong type: that simulation skipped and counted
+    assert second["id"] not in res.trials["simulation_id"].to_list()
+    assert res.trials.height == len(doc["simulations"]) - 1
+    assert res.report.counts().get("invalid_simulation") == 1

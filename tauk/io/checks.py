@@ -87,12 +87,14 @@ def _coerce(value: Any, integer: bool) -> tuple[Any, str | None]:
 
 
 def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
-    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers, and whole floats where an integer
-    belongs (a trial ``1.0``, as τ²-bench's models accept them) as integers; one that is not a number (``"abc"``,
+    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers (a reward too: :func:`_text_rewards`),
+    and whole floats where an integer belongs (a trial ``1.0``, as τ²-bench's models accept them) as integers; one that is not a number (``"abc"``,
     ``"$0.05"``) or not an integer where one belongs (a trial ``"1.9"`` or ``1.5``) raises a :class:`LoadError`
     naming its place under strict loading, else becomes null with a report entry. ``"nan"``/``"inf"`` costs and
     durations become null (left out of the means), and so do integers beyond 64 bits (a seed of 2**70: valid
     upstream, but no integer column holds it); both are counted in the report."""
+    if run.format != "taubench":
+        _text_rewards(run, strict, report)
     items = run.tb_records if run.format == "taubench" else run.simulations
     fields = (("trial", True),) if run.format == "taubench" else (*((f, False) for f in _FLOATS),
                                                                       *((f, True) for f in _INTS))  # fmt: skip
@@ -127,6 +129,30 @@ def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
         msg = f"{len(big)} integer(s) beyond 64 bits read as null (no integer column holds them)"
         report.add(str(run.path), big[0], "integer_out_of_range", msg)
         warnings.warn(f"{run.path}: {msg}, first at {big[0]}", LoadWarning, stacklevel=5)
+
+
+def _text_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
+    """A reward written as text (``"1.0"``, which τ²-bench's models read as the number) is read as the number; one
+    that is not a finite number (``"high"``, ``"nan"``) is a :class:`LoadError` naming its place under strict
+    loading, else its simulation is skipped and counted (``invalid_simulation``), as a reward of the wrong type is."""
+    keep, keep_src = [], []
+    for sim, src in zip(run.simulations, run.sim_sources):
+        ri = sim.reward_info
+        if ri is not None and type(ri.reward) is str:
+            number, problem = _coerce(ri.reward, False)
+            if problem is not None:
+                where = _where(run, src, "reward_info.reward")
+                problem = f"{ri.reward!r} is not a finite number" if problem == "nan" else problem
+                if strict:
+                    raise LoadError(str(run.path), where, f"reward {problem}")
+                report.add(str(run.path), where, "invalid_simulation", f"reward {problem}; simulation skipped",
+                           skipped=1)  # fmt: skip
+                continue
+            ri.reward = number
+        keep.append(sim)
+        keep_src.append(src)
+    if len(keep) != len(run.simulations):
+        run.simulations, run.sim_sources = keep, keep_src
 
 
 def check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:

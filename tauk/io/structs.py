@@ -108,7 +108,7 @@ class MetCheck(Struct):
 
 
 class RewardInfo(Struct):
-    reward: float | None = None
+    reward: Num = None  # a number written as text is read as one (tauk.io.checks.check_numbers)
     db_check: DBCheck | None = None
     env_assertions: list[EnvAssertionCheck] | None = None
     action_checks: list[ActionCheck] | None = None
