@@ -351,3 +351,25 @@ def test_a_reward_written_as_text_is_read_as_the_number(tmp_path, shape):
     assert second["id"] not in res.trials["simulation_id"].to_list()
     assert res.trials.height == len(doc["simulations"]) - 1
     assert res.report.counts().get("invalid_simulation") == 1
+
+
+# ---- what a directory run's simulations/ holds besides <id>.json -------------------------------------------------
+@pytest.mark.parametrize("how", ["folder", "gzip"])
+def test_simulations_kept_another_way_in_a_directory_run_are_not_passed_over(tmp_path, how):
+    doc = _doc()
+    run = _as_dir(tmp_path, doc)
+    moved = run / "simulations" / f"{doc['simulations'][0]['id']}.json"
+    if how == "folder":
+        (run / "simulations" / "batch1").mkdir()
+        moved.rename(run / "simulations" / "batch1" / moved.name)
+        name = "batch1/"
+    else:
+        (run / "simulations" / (moved.name + ".gz")).write_bytes(gzip.compress(moved.read_bytes()))
+        moved.unlink()
+        name = moved.name + ".gz"
+    (run / "simulations" / "README.txt").write_text("notes")  # other files are left alone
+    with pytest.raises(LoadError, match=rf"1 entry in simulations/ that is not a simulation file .*{name}"):
+        tauk.load(run)
+    res = _lenient(run)
+    assert res.report.counts() == {"unknown_in_simulations": 1}
+    assert res.trials.height == len(doc["simulations"]) - 1

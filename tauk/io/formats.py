@@ -181,6 +181,7 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     probe = RunData(path=path, format="tau2-dir", format_version=None, identity=identity)
     sims, srcs = [], []
     _check_beside(path, strict, report)
+    _check_inside(sim_dir, strict, report)
     for f in files:
         if not is_regular(f):
             what = f"{file_kind(os.stat(f).st_mode) if f.exists() else 'a broken link'}, not a regular file"
@@ -259,6 +260,29 @@ def _check_beside(path: Path, strict: bool, report: LoadReport) -> None:
         raise LoadError(str(path), None, msg + " (load that file on its own, or move it out of the run's folder)")
     report.add(str(path), None, "unknown_beside_results", msg)
     warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def _check_inside(sim_dir: Path, strict: bool, report: LoadReport) -> None:
+    """Entries of ``simulations/`` that are not ``<id>.json`` files but look like simulations kept another way — a
+    folder (``simulations/batch1/``), a compressed or renamed copy (``<id>.json.gz``) — are not read (τ²-bench reads
+    ``simulations/*.json`` only): a named error under strict loading, else a report line and a warning, never
+    passed over in silence. Hidden entries and other files are left alone."""
+    try:
+        names = sorted(os.listdir(sim_dir))
+    except OSError:
+        return
+    other = [n for n in names if not n.startswith(".") and not n.endswith(".json")
+             and (".json" in n.lower() or (sim_dir / n).is_dir())]  # fmt: skip
+    if not other:
+        return
+    shown = ", ".join(n + ("/" if (sim_dir / n).is_dir() else "") for n in other[:5]) + (" …" if len(other) > 5 else "")
+    msg = (f"{len(other)} entr{'y' if len(other) == 1 else 'ies'} in simulations/ that {'is' if len(other) == 1 else 'are'}"
+           f" not a simulation file (<id>.json), not read: {shown}")  # fmt: skip
+    if strict:
+        raise LoadError(str(sim_dir), None, msg + " (decompress or move the simulations into simulations/ as <id>.json, "
+                        "or load leniently to read the others)")  # fmt: skip
+    report.add(str(sim_dir), None, "unknown_in_simulations", msg)
+    warnings.warn(f"{sim_dir}: {msg}", LoadWarning, stacklevel=5)
 
 
 def _first_keys(data: Any) -> tuple[list[Any] | None, set[str]]:
