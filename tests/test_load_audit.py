@@ -373,3 +373,17 @@ def test_simulations_kept_another_way_in_a_directory_run_are_not_passed_over(tmp
     res = _lenient(run)
     assert res.report.counts() == {"unknown_in_simulations": 1}
     assert res.trials.height == len(doc["simulations"]) - 1
+
+
+def test_tau_bench_records_of_one_task_carrying_different_tasks_are_named(tmp_path, shared_data):
+    records = json.loads((shared_data / "taubench" / "gpt-4o_airline_4trials.json").read_text())
+    tid = records[0]["task_id"]
+    later = next(i for i, r in enumerate(records) if r["task_id"] == tid and i > 0)
+    records[later]["info"]["task"]["instruction"] = "another version of the task"
+    path = _write(tmp_path / "tb.json", records)
+    with pytest.raises(LoadError, match=r"carry a task other than the first record of their task id") as err:
+        tauk.load(path)
+    assert err.value.location == f"$[{later}].info.task"
+    res = _lenient(path)
+    assert res.report.counts() == {"conflicting_task_definitions": 1}
+    assert res.tasks.height == len({r["task_id"] for r in records})  # one definition per task, the first

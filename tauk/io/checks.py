@@ -15,8 +15,8 @@ from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
 from tauk.io.rundata import RunData
 
-__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_tasks",
-           "check_termination_reasons", "check_trial_numbers", "parse_tool_calls_string"]
+__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_taubench_tasks",
+           "check_tasks", "check_termination_reasons", "check_trial_numbers", "parse_tool_calls_string"]
 
 
 def parse_tool_calls_string(text: str) -> list[dict] | None:
@@ -396,3 +396,33 @@ def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
                "those simulations have no task definition")  # fmt: skip
         report.add(str(run.path), None, "task_id_unicode_form", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def check_taubench_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
+    """τ-bench records carry their task; the records of one task id carrying different tasks (runs of two task-set
+    versions put in one list) are refused by name under strict loading — the tasks frame keeps one definition per
+    id —, else the first is kept, with a report line and a warning."""
+    first: dict[str, int] = {}
+    differing: list[tuple[int, int, str]] = []
+    for i, r in enumerate(run.tb_records):
+        task = r.info.task if r.info is not None else None
+        if task is None:
+            continue
+        tid = str(r.task_id)
+        if tid not in first:
+            first[tid] = i
+        elif task != run.tb_records[first[tid]].info.task:
+            differing.append((i, first[tid], tid))
+    if not differing:
+        return
+    i, j, tid = differing[0]
+    src = run.sim_sources
+    where = f"$[{src[i]}].info.task"
+    msg = (f"{len(differing)} record(s) carry a task other than the first record of their task id does (e.g. task "
+           f"{tid!r} at $[{src[j]}] and $[{src[i]}])")  # fmt: skip
+    if strict:
+        raise LoadError(str(run.path), where, msg + ": which definition graded them is not known (load leniently to "
+                        "keep the first of each)")  # fmt: skip
+    msg += "; the first of each kept as the task's definition"
+    report.add(str(run.path), where, "conflicting_task_definitions", msg)
+    warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)

@@ -22,6 +22,7 @@ from tauk.io.checks import (
     check_rewards,
     check_stringified,
     check_tasks,
+    check_taubench_tasks,
     check_termination_reasons,
     check_trial_numbers,
 )
@@ -409,5 +410,6 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
     run.tb_records, run.sim_sources = keep, keep_src
     check_trial_numbers(run, strict, report)
     check_rewards(run, strict, report)
+    check_taubench_tasks(run, strict, report)
     return run
 
