@@ -387,3 +387,13 @@ def test_tau_bench_records_of_one_task_carrying_different_tasks_are_named(tmp_pa
     res = _lenient(path)
     assert res.report.counts() == {"conflicting_task_definitions": 1}
     assert res.tasks.height == len({r["task_id"] for r in records})  # one definition per task, the first
+
+
+def test_a_file_left_out_as_a_copy_counts_as_skipped_not_loaded(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.json").write_bytes(A.read_bytes())
+    (tmp_path / "b.json").write_bytes(A.read_bytes())  # the same results under another name
+    res = _lenient(tmp_path)
+    assert res.runs.height == 1 and res.report.counts() == {"duplicate_run": 1}
+    assert (res.report.files_loaded, res.report.files_skipped) == (1, 1)
+    assert str(res.report).startswith("LoadReport: 1 file(s) loaded, 1 skipped")

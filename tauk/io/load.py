@@ -324,6 +324,9 @@ def _overlap(run: RunData, first: Path, partial: tuple | None, strict: bool, rep
     if strict:
         raise LoadError(str(run.path), None, msg + hint)
     report.add(str(run.path), None, kind, f"{msg}; {done}", skipped=skipped)
+    if partial is None:  # the whole file left out: a file skipped, not loaded
+        report.files_loaded -= 1
+        report.files_skipped += 1
     warnings.warn(f"{run.path}: {msg}; {done}", LoadWarning, stacklevel=stacklevel)
 
 
