@@ -397,3 +397,16 @@ def test_a_file_left_out_as_a_copy_counts_as_skipped_not_loaded(tmp_path):
     assert res.runs.height == 1 and res.report.counts() == {"duplicate_run": 1}
     assert (res.report.files_loaded, res.report.files_skipped) == (1, 1)
     assert str(res.report).startswith("LoadReport: 1 file(s) loaded, 1 skipped")
+
+
+def test_a_run_without_its_simulations_key_is_named_by_a_folder_scan(tmp_path):
+    (tmp_path / "good.json").write_bytes(A.read_bytes())
+    doc = _doc()
+    doc["sims"] = doc.pop("simulations")  # a renamed key: a results file all the same
+    _write(tmp_path / "renamed.json", doc)
+    _write(tmp_path / "config.json", {"info": {"note": "not a run"}, "seed": 3})  # other JSON: left alone
+    with pytest.raises(LoadError, match="missing required field 'simulations'") as err:
+        tauk.load(tmp_path)
+    assert err.value.path.endswith("renamed.json")
+    res = _lenient(tmp_path)
+    assert res.runs.height == 1 and res.report.counts() == {"unreadable_file": 1}

@@ -34,7 +34,7 @@ from tauk.io.files import (
     release,
 )
 from tauk.io.files import _raise as _raise
-from tauk.io.formats import _PEEK, _first_keys, list_kind, read_list, read_tau2_dir, read_tau2_file
+from tauk.io.formats import _KEYS, _PEEK, _first_keys, list_kind, read_list, read_tau2_dir, read_tau2_file
 from tauk.io.formats import _TB_RAW as _TB_RAW
 from tauk.io.formats import TASKS_FILE_HINT as TASKS_FILE_HINT
 from tauk.io.formats import decode_each as decode_each
@@ -197,13 +197,26 @@ def _holds_results(data: Any) -> bool:
             p = _PEEK.decode(data)
         except DECODE_ERRORS:
             return True  # let the real reader explain what is wrong
-        return len(bytes(p.simulations)) > 0
+        return len(bytes(p.simulations)) > 0 or _run_info(p.info)
     if c == "[":
         raws, keys = _first_keys(data)
         if raws is None:
             return True  # let the real reader explain what is wrong
         return bool(keys) and ("traj" in keys or list_kind(keys) == "simulations")
     return False
+
+
+def _run_info(raw: Any) -> bool:
+    """``info`` is a τ²-bench run's (it names the agent or the environment): the object is a results file even without
+    ``simulations`` (a key renamed, or a directory run's metadata without its folder), which the reader then names,
+    never a JSON file passed over in silence."""
+    if not len(bytes(raw)):
+        return False
+    try:
+        keys = _KEYS.decode(raw)
+    except DECODE_ERRORS:
+        return False
+    return isinstance(keys, dict) and bool(keys.keys() & {"agent_info", "environment_info"})
 
 
 def read_scanned(path: Path, strict: bool, report: LoadReport) -> RunData | None:
