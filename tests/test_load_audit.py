@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 import unicodedata
 import warnings
 from pathlib import Path
@@ -410,3 +411,13 @@ def test_a_run_without_its_simulations_key_is_named_by_a_folder_scan(tmp_path):
     assert err.value.path.endswith("renamed.json")
     res = _lenient(tmp_path)
     assert res.runs.height == 1 and res.report.counts() == {"unreadable_file": 1}
+
+
+def test_a_list_of_results_objects_is_named_for_what_it_is(tmp_path):
+    path = _write(tmp_path / "all.json", [_doc(), _doc()])
+    what = "a JSON list of τ²-bench results (objects holding 'simulations')"
+    with pytest.raises(LoadError, match=re.escape(what)):
+        tauk.load(path)
+    for target in (path, tmp_path):  # the file, and a folder scan meeting it: named, never passed over
+        res = _lenient(target)
+        assert res.report.counts() == {"unreadable_file": 1} and what in res.report.issues[0].message

@@ -327,6 +327,10 @@ def read_list(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunD
     kind = list_kind(keys)
     if kind == "tasks":
         raise LoadError(str(path), "$", TASKS_FILE_HINT)
+    if "simulations" in keys and "traj" not in keys:
+        raise LoadError(str(path), "$[0]", "a JSON list of τ²-bench results (objects holding 'simulations'), not of "
+                        "simulations or τ-bench records: write each results object to a file of its own and load "
+                        "those")  # fmt: skip
     if kind == "simulations":
         return read_tau2_list(path, data, strict, report)
     return read_taubench(path, data, strict, report)

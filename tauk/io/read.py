@@ -202,7 +202,7 @@ def _holds_results(data: Any) -> bool:
         raws, keys = _first_keys(data)
         if raws is None:
             return True  # let the real reader explain what is wrong
-        return bool(keys) and ("traj" in keys or list_kind(keys) == "simulations")
+        return bool(keys) and ("traj" in keys or "simulations" in keys or list_kind(keys) == "simulations")
     return False
 
 
