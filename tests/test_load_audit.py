@@ -11,6 +11,7 @@ import unicodedata
 import warnings
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import tauk
@@ -421,3 +422,26 @@ def test_a_list_of_results_objects_is_named_for_what_it_is(tmp_path):
     for target in (path, tmp_path):  # the file, and a folder scan meeting it: named, never passed over
         res = _lenient(target)
         assert res.report.counts() == {"unreadable_file": 1} and what in res.report.issues[0].message
+
+
+# ---- reward_info without a reward --------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", ["file", "list", "dir"])
+def test_an_empty_reward_info_is_not_graded_and_never_a_rescored_success(tmp_path, shape):
+    doc = _doc()
+    i = next(j for j, s in enumerate(doc["simulations"]) if s["reward_info"]["reward"] == 0)
+    sim = doc["simulations"][i]
+    sim["reward_info"] = {}  # invalid upstream (reward is required): it records nothing
+    res = _lenient(_shapes(tmp_path, doc)[shape])
+    assert {k: v for k, v in res.report.counts().items() if k != "simulation_list"} == {"empty_reward_info": 1}
+    row = res.trials.filter(res.trials["simulation_id"] == sim["id"])
+    assert row.select("reward", "has_reward_info").rows() == [(None, False)]
+    scored = tauk.score(res).filter(pl.col("simulation_id") == sim["id"])
+    assert scored["score_reward"].to_list() != [1.0]  # before: DB absent ⇒ 1 from 'the record', a success
+
+
+def test_a_reward_info_with_checks_but_no_reward_is_kept_and_reported(tmp_path):
+    doc = _doc()
+    doc["simulations"][0]["reward_info"]["reward"] = None
+    res = tauk.load(_write(tmp_path / "x.json", doc))
+    assert res.report.counts() == {"reward_info_without_reward": 1}
+    assert res.trials.filter(res.trials["simulation_id"] == doc["simulations"][0]["id"])["has_reward_info"].to_list() == [True]

@@ -261,6 +261,34 @@ def check_trial_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
 _REWARD_TOL = 1e-6
 
 
+def _rewardless(run: RunData, report: LoadReport) -> None:
+    """``reward_info`` objects without a ``reward`` (τ²-bench's models require one). One that records nothing at all
+    (``{}``, or every field null or empty) is read as a null ``reward_info`` — not graded, a failure in pass^k —
+    since re-scoring would otherwise take its absent checks for passed ones (DB absent ⇒ 1) and invent a success;
+    one that records checks is kept as recorded. Each kind is one report line and a warning, in both modes."""
+    empty: list[str] = []
+    bare: list[str] = []
+    for sim, src in zip(run.simulations, run.sim_sources):
+        ri = sim.reward_info
+        if ri is None or ri.reward is not None:
+            continue
+        if all(getattr(ri, f) in (None, [], {}) for f in ri.__struct_fields__):
+            sim.reward_info = None
+            empty.append(_where(run, src, "reward_info"))
+        else:
+            bare.append(_where(run, src, "reward_info.reward"))
+    if empty:
+        msg = (f"{len(empty)} reward_info object(s) recording nothing (no reward, no check), e.g. at {empty[0]}: read "
+               "as null (not graded: a failure in pass^k, left out of the average reward)")  # fmt: skip
+        report.add(str(run.path), empty[0], "empty_reward_info", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=6)
+    if bare:
+        msg = (f"{len(bare)} reward_info object(s) without a reward (τ²-bench requires one), e.g. at {bare[0]}: kept "
+               "as recorded, no recorded reward; re-scoring reads their checks")  # fmt: skip
+        report.add(str(run.path), bare[0], "reward_info_without_reward", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=6)
+
+
 def check_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
     """Rewards outside [0, 1] (beyond the success tolerance): kept as recorded — SPEC.md defines success as a
     reward within 1e-6 of 1 and says nothing else of them — so they count in the average reward and are failures in
@@ -268,6 +296,7 @@ def check_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
     if run.format == "taubench":
         pairs = ((r.reward, f"$[{src}].reward") for r, src in zip(run.tb_records, run.sim_sources))
     else:
+        _rewardless(run, report)
         pairs = ((s.reward_info.reward if s.reward_info is not None else None, _where(run, src, "reward_info.reward"))
                  for s, src in zip(run.simulations, run.sim_sources))  # fmt: skip
     out = [(v, w) for v, w in pairs if v is not None and not -_REWARD_TOL <= v <= 1 + _REWARD_TOL]
