@@ -445,3 +445,12 @@ def test_a_reward_info_with_checks_but_no_reward_is_kept_and_reported(tmp_path):
     res = tauk.load(_write(tmp_path / "x.json", doc))
     assert res.report.counts() == {"reward_info_without_reward": 1}
     assert res.trials.filter(res.trials["simulation_id"] == doc["simulations"][0]["id"])["has_reward_info"].to_list() == [True]
+
+
+def test_tau_bench_records_without_a_reward_are_reported(tmp_path, shared_data):
+    records = json.loads((shared_data / "taubench" / "gpt-4o_airline_4trials.json").read_text())
+    del records[0]["reward"]
+    records[5]["reward"] = None
+    res = tauk.load(_write(tmp_path / "tb.json", records))
+    assert res.report.counts() == {"missing_reward": 1}
+    assert res.report.issues[0].message.startswith("2 record(s) without a reward (e.g. at $[0].reward)")

@@ -295,6 +295,12 @@ def check_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
     pass^k; one report line and a warning say how many and where, in both modes."""
     if run.format == "taubench":
         pairs = ((r.reward, f"$[{src}].reward") for r, src in zip(run.tb_records, run.sim_sources))
+        missing = [f"$[{src}].reward" for r, src in zip(run.tb_records, run.sim_sources) if r.reward is None]
+        if missing:  # τ-bench writes a reward on every record
+            msg = (f"{len(missing)} record(s) without a reward (e.g. at {missing[0]}): no recorded reward (a failure "
+                   "in pass^k, left out of the average reward)")  # fmt: skip
+            report.add(str(run.path), missing[0], "missing_reward", msg)
+            warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
     else:
         _rewardless(run, report)
         pairs = ((s.reward_info.reward if s.reward_info is not None else None, _where(run, src, "reward_info.reward"))
