@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import math
 import unicodedata
@@ -98,18 +99,19 @@ def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
     items = run.tb_records if run.format == "taubench" else run.simulations
     fields = (("trial", True),) if run.format == "taubench" else (*((f, False) for f in _FLOATS),
                                                                       *((f, True) for f in _INTS))  # fmt: skip
-    places = [(item, name, integer, _where(run, src, name)) for item, src in zip(items, run.sim_sources)
-              for name, integer in fields]  # fmt: skip
+    places: Any = ((item, name, integer, src) for item, src in zip(items, run.sim_sources)
+                   for name, integer in fields)  # fmt: skip
     if run.info is not None:
         head = "results.json: $.info" if run.format == "tau2-dir" else "$.info"
-        places += [(run.info, name, True, f"{head}.{name}") for name in _INFO_INTS]
+        places = itertools.chain(places, ((run.info, name, True, f"{head}.{name}") for name in _INFO_INTS))
     non_finite: list[str] = []
     big: list[str] = []
-    for item, name, integer, where in places:
+    for item, name, integer, src in places:
         value = getattr(item, name)
         if value is None or (type(value) is int and _INT64[0] <= value <= _INT64[1]) or (
                 type(value) is float and not integer and math.isfinite(value)):  # fmt: skip
             continue
+        where = src if item is run.info else _where(run, src, name)
         number, problem = _coerce(value, integer)
         setattr(item, name, number)
         if problem == "nan":
