@@ -454,3 +454,25 @@ def test_tau_bench_records_without_a_reward_are_reported(tmp_path, shared_data):
     res = tauk.load(_write(tmp_path / "tb.json", records))
     assert res.report.counts() == {"missing_reward": 1}
     assert res.report.issues[0].message.startswith("2 record(s) without a reward (e.g. at $[0].reward)")
+
+
+# ---- a folder holding a monolithic results.json ------------------------------------------------------------------
+def test_a_folder_holding_a_monolithic_results_json_reads_its_simulations(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.json").write_bytes(A.read_bytes())
+    n = len(_doc()["simulations"])
+    for target in (run, tmp_path):  # the folder given, and a scan meeting it
+        res = tauk.load(target)
+        assert res.trials.height == n and res.report.counts() == {}  # before: 0 trials, "no simulation files"
+
+
+def test_simulations_in_results_json_beside_a_simulations_folder_are_named(tmp_path):
+    doc = _doc()
+    run = _as_dir(tmp_path, doc)
+    _write(run / "results.json", doc)  # the folder's files and the same run's array besides
+    with pytest.raises(LoadError, match=r"results.json holds \d+ simulation\(s\) of its own beside the simulations/"):
+        tauk.load(run)
+    res = _lenient(run)
+    assert res.report.counts() == {"simulations_beside_folder": len(doc["simulations"])}
+    assert res.trials.height == len(doc["simulations"])  # read once, from simulations/

@@ -177,6 +177,16 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     except DECODE_ERRORS as exc:
         raise _raise(rpath, exc, data=data) from None
     sim_dir = path / "simulations"
+    embedded = _embedded_simulations(data)
+    if embedded and not sim_dir.is_dir():  # a monolithic results file named results.json: read as the file it is
+        return read_tau2_file(rpath, data, strict, report)
+    if embedded:
+        msg = (f"results.json holds {embedded} simulation(s) of its own beside the simulations/ folder: not read "
+               "(a directory-format run's simulations are the files in simulations/, as τ²-bench reads them)")
+        if strict:
+            raise LoadError(str(rpath), "$.simulations", msg + "; load results.json on its own to read them")
+        report.add(str(rpath), "$.simulations", "simulations_beside_folder", msg, skipped=embedded)
+        warnings.warn(f"{rpath}: {msg}", LoadWarning, stacklevel=4)
     files = sorted(sim_dir.glob("*.json")) if sim_dir.is_dir() else []
     identity: dict[str, tuple[int, int, str]] = {}
     probe = RunData(path=path, format="tau2-dir", format_version=None, identity=identity)
@@ -241,6 +251,17 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
 
 DIR_KNOWN = {"results.json", "simulations", "artifacts"}
 """What τ²-bench writes into a directory-format run (``artifacts/``: its verbose logs and audio)."""
+
+
+def _embedded_simulations(data: Any) -> int:
+    """How many simulations a ``results.json`` holds in its own ``simulations`` array (0 for none, null or [])."""
+    try:
+        raw = bytes(_PEEK.decode(data).simulations)
+        if raw.strip() in (b"", b"null", b"[]"):
+            return 0
+        return len(_TB_RAW.decode(raw))
+    except DECODE_ERRORS:
+        return 0  # not an array of values: the directory reader does not read it either
 
 
 def _check_beside(path: Path, strict: bool, report: LoadReport) -> None:
