@@ -476,3 +476,6 @@ def test_simulations_in_results_json_beside_a_simulations_folder_are_named(tmp_p
     res = _lenient(run)
     assert res.report.counts() == {"simulations_beside_folder": len(doc["simulations"])}
     assert res.trials.height == len(doc["simulations"])  # read once, from simulations/
+    res = _lenient(run / "results.json")  # the file given: its own simulations, the folder's named
+    assert res.report.counts() == {"simulations_folder_beside": 1}
+    assert res.trials.height == len(doc["simulations"])

@@ -115,6 +115,12 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
                         "folder holding both)")
         raise LoadError(str(path), "$.simulations", "missing required field 'simulations'" + hint)
 
+    if top.simulations and (path.parent / "simulations").is_dir() and any(path.parent.glob("simulations/*.json")):
+        msg = (f"a simulations/ folder beside this file holds simulation files: not read (this file's own "
+               f"{len(top.simulations)} simulations are; load the folder {path.parent} to read the directory-format "
+               "run, as τ²-bench would)")  # fmt: skip
+        report.add(str(path), None, "simulations_folder_beside", msg)
+        warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=4)
     fmt = "tau2"
     wrapper: dict[str, Any] = {}
     if top.info is None:
