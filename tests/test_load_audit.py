@@ -479,3 +479,8 @@ def test_simulations_in_results_json_beside_a_simulations_folder_are_named(tmp_p
     res = _lenient(run / "results.json")  # the file given: its own simulations, the folder's named
     assert res.report.counts() == {"simulations_folder_beside": 1}
     assert res.trials.height == len(doc["simulations"])
+
+
+def test_an_empty_list_is_reported_as_a_run_without_simulations(tmp_path):
+    res = tauk.load(_write(tmp_path / "empty.json", []))
+    assert res.trials.height == 0 and res.report.counts() == {"zero_simulations": 1}

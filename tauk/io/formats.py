@@ -407,6 +407,7 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
     try:
         recs = _TB_LIGHT.decode(data)
         srcs = list(range(len(recs)))
+        total = len(recs)
     except (msgspec.ValidationError, RecursionError) as exc:
         try:
             raws = _TB_RAW.decode(data)
@@ -419,10 +420,13 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
             raise _raise(path, exc2, data=data) from None
         starts = [a for a, _ in spans] if spans is not None else None
         recs, srcs = decode_each(path, raws, _TB_REC, "$", "record", strict, report, starts)
+        total = len(raws)
     except msgspec.DecodeError as exc:
         raise _raise(path, exc, data=data) from None
     run = RunData(path=path, format="taubench", format_version=None, tb_records=recs, sim_sources=srcs, spans=spans)
     remember(run, path, data, as_buffer=True)
+    if total == 0:
+        report.add(str(path), "$", "zero_simulations", "the file holds no records (an empty list)")
     check_numbers(run, strict, report)
     recs, srcs = run.tb_records, run.sim_sources
     seen: dict[tuple, int] = {}
