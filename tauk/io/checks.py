@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import math
+import unicodedata
 import warnings
 from typing import Any
 
@@ -14,8 +16,8 @@ from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
 from tauk.io.rundata import RunData
 
-__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_termination_reasons",
-           "check_trial_numbers", "parse_tool_calls_string"]
+__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_taubench_tasks",
+           "check_tasks", "check_termination_reasons", "check_trial_numbers", "parse_tool_calls_string"]
 
 
 def parse_tool_calls_string(text: str) -> list[dict] | None:
@@ -51,66 +53,124 @@ def _where(run: RunData, src: Any, name: str) -> str:
     return f"{run.sims_path}[{src}].{name}" if isinstance(src, int) else f"{src}: $.{name}"
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_INFO_INTS = ("num_trials", "max_steps", "max_errors", "seed")
+
+
 def _coerce(value: Any, integer: bool) -> tuple[Any, str | None]:
-    """(the number a value written as a string stands for, or None; what is wrong with it, or None)."""
-    text = value.strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return None, f"{value!r} is not a number"
+    """(the number a value stands for, or None; what is wrong with it, or None): a string is read as the number it
+    writes; an integer field takes a whole float (``1.0``, as τ²-bench's models do) and refuses a fraction; an
+    integer outside 64 bits (which no frame column holds) is ``"big"``, a non-finite float ``"nan"``."""
+    if type(value) is str:
+        text = value.strip()
+        try:
+            number: Any = float(text)
+        except ValueError:
+            return None, f"{value!r} is not a number"
+        if integer:
+            try:
+                number = int(text)  # exact for long digit strings, where float() would round
+            except ValueError:
+                pass
+    else:
+        number = value
     if integer:
-        if not math.isfinite(number) or number != int(number):
-            return None, f"{value!r} is not an integer"
-        return int(number), None
+        if type(number) is float:
+            if not math.isfinite(number) or number != int(number):
+                return None, f"{value!r} is not an integer"
+            number = int(number)
+        if not _INT64[0] <= number <= _INT64[1]:
+            return None, "big"
+        return number, None
     if not math.isfinite(number):
         return None, "nan"
     return number, None
 
 
 def check_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
-    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers; one that is not a number (``"abc"``,
-    ``"$0.05"``) or not an integer where one belongs (a trial ``"1.9"``) raises a :class:`LoadError` naming its
-    place under strict loading, else becomes null with a report entry. ``"nan"``/``"inf"`` costs and durations
-    become null (left out of the means) and are counted in the report."""
+    """Numbers written as strings (``"0.05"``, ``"1"``) are read as numbers (a reward too: :func:`_text_rewards`),
+    and whole floats where an integer belongs (a trial ``1.0``, as τ²-bench's models accept them) as integers; one that is not a number (``"abc"``,
+    ``"$0.05"``) or not an integer where one belongs (a trial ``"1.9"`` or ``1.5``) raises a :class:`LoadError`
+    naming its place under strict loading, else becomes null with a report entry. ``"nan"``/``"inf"`` costs and
+    durations become null (left out of the means), and so do integers beyond 64 bits (a seed of 2**70: valid
+    upstream, but no integer column holds it); both are counted in the report."""
+    if run.format != "taubench":
+        _text_rewards(run, strict, report)
     items = run.tb_records if run.format == "taubench" else run.simulations
     fields = (("trial", True),) if run.format == "taubench" else (*((f, False) for f in _FLOATS),
                                                                       *((f, True) for f in _INTS))  # fmt: skip
+    places: Any = ((item, name, integer, src) for item, src in zip(items, run.sim_sources)
+                   for name, integer in fields)  # fmt: skip
+    if run.info is not None:
+        head = "results.json: $.info" if run.format == "tau2-dir" else "$.info"
+        places = itertools.chain(places, ((run.info, name, True, f"{head}.{name}") for name in _INFO_INTS))
     non_finite: list[str] = []
-    for item, src in zip(items, run.sim_sources):
-        for name, integer in fields:
-            value = getattr(item, name)
-            if type(value) is not str:
-                continue
-            number, problem = _coerce(value, integer)
-            setattr(item, name, number)
-            if problem == "nan":
-                non_finite.append(_where(run, src, name))
-            elif problem is not None:
-                where = _where(run, src, name)
-                if strict:
-                    raise LoadError(str(run.path), where, problem)
-                report.add(str(run.path), where, "invalid_number", f"{problem}; read as null")
-                warnings.warn(f"{run.path} at {where}: {problem}; read as null", LoadWarning, stacklevel=5)
+    big: list[str] = []
+    for item, name, integer, src in places:
+        value = getattr(item, name)
+        if value is None or (type(value) is int and _INT64[0] <= value <= _INT64[1]) or (
+                type(value) is float and not integer and math.isfinite(value)):  # fmt: skip
+            continue
+        where = src if item is run.info else _where(run, src, name)
+        number, problem = _coerce(value, integer)
+        setattr(item, name, number)
+        if problem == "nan":
+            non_finite.append(where)
+        elif problem == "big":
+            big.append(where)
+        elif problem is not None:
+            if strict:
+                raise LoadError(str(run.path), where, problem)
+            report.add(str(run.path), where, "invalid_number", f"{problem}; read as null")
+            warnings.warn(f"{run.path} at {where}: {problem}; read as null", LoadWarning, stacklevel=5)
     if non_finite:
         msg = f"{len(non_finite)} value(s) written as NaN or infinity read as null (left out of the means)"
         report.add(str(run.path), non_finite[0], "non_finite_number", msg)
         warnings.warn(f"{run.path}: {msg}, first at {non_finite[0]}", LoadWarning, stacklevel=5)
+    if big:
+        msg = f"{len(big)} integer(s) beyond 64 bits read as null (no integer column holds them)"
+        report.add(str(run.path), big[0], "integer_out_of_range", msg)
+        warnings.warn(f"{run.path}: {msg}, first at {big[0]}", LoadWarning, stacklevel=5)
+
+
+def _text_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
+    """A reward written as text (``"1.0"``, which τ²-bench's models read as the number) is read as the number; one
+    that is not a finite number (``"high"``, ``"nan"``) is a :class:`LoadError` naming its place under strict
+    loading, else its simulation is skipped and counted (``invalid_simulation``), as a reward of the wrong type is."""
+    keep, keep_src = [], []
+    for sim, src in zip(run.simulations, run.sim_sources):
+        ri = sim.reward_info
+        if ri is not None and type(ri.reward) is str:
+            number, problem = _coerce(ri.reward, False)
+            if problem is not None:
+                where = _where(run, src, "reward_info.reward")
+                problem = f"{ri.reward!r} is not a finite number" if problem == "nan" else problem
+                if strict:
+                    raise LoadError(str(run.path), where, f"reward {problem}")
+                report.add(str(run.path), where, "invalid_simulation", f"reward {problem}; simulation skipped",
+                           skipped=1)  # fmt: skip
+                continue
+            ri.reward = number
+        keep.append(sim)
+        keep_src.append(src)
+    if len(keep) != len(run.simulations):
+        run.simulations, run.sim_sources = keep, keep_src
 
 
 def check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
-    seen: dict[str, int] = {}
+    seen: dict[str, Any] = {}
     keep_sims, keep_src = [], []
     for i, sim in enumerate(run.simulations):
         sid = str(sim.id)
         src = run.sim_sources[i]
         if sid in seen:
-            where = f"{run.sims_path}[{src}].id" if isinstance(src, int) else f"{src}: $.id"
-            msg = f"duplicate simulation id {sid!r} (first at simulations[{seen[sid]}])"
+            where = _where(run, src, "id")
+            msg = f"duplicate simulation id {sid!r} (first at {_where(run, seen[sid], 'id')})"
             if strict:
                 raise LoadError(str(run.path), where, msg)
             report.add(str(run.path), where, "duplicate_simulation_id", msg + "; later copy skipped", skipped=1)
             continue
-        seen[sid] = i
+        seen[sid] = src
         keep_sims.append(sim)
         keep_src.append(src)
     run.simulations, run.sim_sources = keep_sims, keep_src
@@ -128,7 +188,7 @@ def check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
             try:
                 parse_tool_calls_string(msgspec.json.decode(tc, type=str))
             except ValueError as exc:
-                where = f"{run.sims_path}[{src}].messages[{j}].tool_calls"
+                where = _where(run, src, f"messages[{j}].tool_calls")
                 if strict:
                     raise LoadError(str(run.path), where, str(exc)) from None
                 report.add(str(run.path), where, "unparsable_tool_calls", f"{exc}; these tool calls are skipped")
@@ -203,13 +263,48 @@ def check_trial_numbers(run: RunData, strict: bool, report: LoadReport) -> None:
 _REWARD_TOL = 1e-6
 
 
+def _rewardless(run: RunData, report: LoadReport) -> None:
+    """``reward_info`` objects without a ``reward`` (τ²-bench's models require one). One that records nothing at all
+    (``{}``, or every field null or empty) is read as a null ``reward_info`` — not graded, a failure in pass^k —
+    since re-scoring would otherwise take its absent checks for passed ones (DB absent ⇒ 1) and invent a success;
+    one that records checks is kept as recorded. Each kind is one report line and a warning, in both modes."""
+    empty: list[str] = []
+    bare: list[str] = []
+    for sim, src in zip(run.simulations, run.sim_sources):
+        ri = sim.reward_info
+        if ri is None or ri.reward is not None:
+            continue
+        if all(getattr(ri, f) in (None, [], {}) for f in ri.__struct_fields__):
+            sim.reward_info = None
+            empty.append(_where(run, src, "reward_info"))
+        else:
+            bare.append(_where(run, src, "reward_info.reward"))
+    if empty:
+        msg = (f"{len(empty)} reward_info object(s) recording nothing (no reward, no check), e.g. at {empty[0]}: read "
+               "as null (not graded: a failure in pass^k, left out of the average reward)")  # fmt: skip
+        report.add(str(run.path), empty[0], "empty_reward_info", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=6)
+    if bare:
+        msg = (f"{len(bare)} reward_info object(s) without a reward (τ²-bench requires one), e.g. at {bare[0]}: kept "
+               "as recorded, no recorded reward; re-scoring reads their checks")  # fmt: skip
+        report.add(str(run.path), bare[0], "reward_info_without_reward", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=6)
+
+
 def check_rewards(run: RunData, strict: bool, report: LoadReport) -> None:
     """Rewards outside [0, 1] (beyond the success tolerance): kept as recorded — SPEC.md defines success as a
     reward within 1e-6 of 1 and says nothing else of them — so they count in the average reward and are failures in
     pass^k; one report line and a warning say how many and where, in both modes."""
     if run.format == "taubench":
         pairs = ((r.reward, f"$[{src}].reward") for r, src in zip(run.tb_records, run.sim_sources))
+        missing = [f"$[{src}].reward" for r, src in zip(run.tb_records, run.sim_sources) if r.reward is None]
+        if missing:  # τ-bench writes a reward on every record
+            msg = (f"{len(missing)} record(s) without a reward (e.g. at {missing[0]}): no recorded reward (a failure "
+                   "in pass^k, left out of the average reward)")  # fmt: skip
+            report.add(str(run.path), missing[0], "missing_reward", msg)
+            warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
     else:
+        _rewardless(run, report)
         pairs = ((s.reward_info.reward if s.reward_info is not None else None, _where(run, src, "reward_info.reward"))
                  for s, src in zip(run.simulations, run.sim_sources))  # fmt: skip
     out = [(v, w) for v, w in pairs if v is not None and not -_REWARD_TOL <= v <= 1 + _REWARD_TOL]
@@ -270,3 +365,101 @@ def check_termination_reasons(run: RunData, strict: bool, report: LoadReport) ->
                "termination gate when re-scored")  # fmt: skip
         report.add(str(run.path), first[next(iter(unknown))], "unknown_termination_reason", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def _definition(task: S.Task) -> Any:
+    """A task definition as plain values (its undecoded parts decoded), to tell copies from different definitions
+    whatever the spacing or key order of the JSON they were written in."""
+    def plain(raw: Any) -> Any:
+        try:
+            return msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            return bytes(raw)
+
+    return (plain(task.description), plain(task.user_scenario), plain(task.initial_state),
+            plain(msgspec.json.encode(task.evaluation_criteria)))  # fmt: skip
+
+
+def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
+    """Task definitions sharing an id: a second copy of the same definition is dropped, with a report line; two
+    different definitions under one id are refused by name under strict loading — which of them graded the
+    simulations is not known, and the ``tasks`` frame would hold two rows for one (run, task) key, doubling every
+    trial joined to it — else the first is kept, with a report line and a warning. Simulations naming a task that
+    is defined only under another Unicode normal form of its id (NFC vs NFD: the same text to a reader, different
+    ids to τ²-bench) are reported, their ids kept as written."""
+    if not run.tasks:
+        return
+    tasks_file = str(run.path / "results.json" if run.format == "tau2-dir" else run.path)
+    first: dict[str, int] = {}
+    keep: list[S.Task] = []
+    copies: list[int] = []
+    differing: list[tuple[int, int, str]] = []
+    for i, task in enumerate(run.tasks):
+        tid = str(task.id)
+        if tid not in first:
+            first[tid] = i
+            keep.append(task)
+        elif _definition(task) == _definition(run.tasks[first[tid]]):
+            copies.append(i)
+        else:
+            differing.append((i, first[tid], tid))
+    if differing:
+        i, j, tid = differing[0]
+        msg = (f"{len(differing)} task definition(s) reuse the id of a different definition (e.g. {tid!r} at "
+               f"$.tasks[{j}] and $.tasks[{i}])")  # fmt: skip
+        if strict:
+            raise LoadError(tasks_file, f"$.tasks[{i}].id", msg + ": which one graded its simulations is not "
+                            "known (load leniently to keep the first of each)")  # fmt: skip
+        msg += "; the first of each kept, the others skipped"
+        report.add(tasks_file, f"$.tasks[{i}].id", "conflicting_task_definitions", msg, skipped=len(differing))
+        warnings.warn(f"{tasks_file}: {msg}", LoadWarning, stacklevel=5)
+    if copies:
+        msg = (f"{len(copies)} task definition(s) repeated word for word under the same id (first at "
+               f"$.tasks[{copies[0]}]); one copy of each kept")  # fmt: skip
+        report.add(tasks_file, f"$.tasks[{copies[0]}].id", "duplicate_task_definition", msg, skipped=len(copies))
+    run.tasks = keep
+    normal = {unicodedata.normalize("NFC", tid): tid for tid in first}
+    odd: dict[str, str] = {}
+    for sim in run.simulations:
+        tid = str(sim.task_id)
+        if tid not in first and tid not in odd:
+            other = normal.get(unicodedata.normalize("NFC", tid))
+            if other is not None:
+                odd[tid] = other
+    if odd:
+        tid, other = next(iter(odd.items()))
+        msg = (f"{len(odd)} simulation task id(s) match a defined task only under another Unicode normal form (e.g. "
+               f"{ascii(tid)} vs the definition's {ascii(other)}): kept as written, as τ²-bench compares them, so "
+               "those simulations have no task definition")  # fmt: skip
+        report.add(str(run.path), None, "task_id_unicode_form", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def check_taubench_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
+    """τ-bench records carry their task; the records of one task id carrying different tasks (runs of two task-set
+    versions put in one list) are refused by name under strict loading — the tasks frame keeps one definition per
+    id —, else the first is kept, with a report line and a warning."""
+    first: dict[str, int] = {}
+    differing: list[tuple[int, int, str]] = []
+    for i, r in enumerate(run.tb_records):
+        task = r.info.task if r.info is not None else None
+        if task is None:
+            continue
+        tid = str(r.task_id)
+        if tid not in first:
+            first[tid] = i
+        elif task != run.tb_records[first[tid]].info.task:
+            differing.append((i, first[tid], tid))
+    if not differing:
+        return
+    i, j, tid = differing[0]
+    src = run.sim_sources
+    where = f"$[{src[i]}].info.task"
+    msg = (f"{len(differing)} record(s) carry a task other than the first record of their task id does (e.g. task "
+           f"{tid!r} at $[{src[j]}] and $[{src[i]}])")  # fmt: skip
+    if strict:
+        raise LoadError(str(run.path), where, msg + ": which definition graded them is not known (load leniently to "
+                        "keep the first of each)")  # fmt: skip
+    msg += "; the first of each kept as the task's definition"
+    report.add(str(run.path), where, "conflicting_task_definitions", msg)
+    warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)

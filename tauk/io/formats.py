@@ -21,6 +21,8 @@ from tauk.io.checks import (
     check_numbers,
     check_rewards,
     check_stringified,
+    check_tasks,
+    check_taubench_tasks,
     check_termination_reasons,
     check_trial_numbers,
 )
@@ -113,6 +115,12 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
                         "folder holding both)")
         raise LoadError(str(path), "$.simulations", "missing required field 'simulations'" + hint)
 
+    if top.simulations and (path.parent / "simulations").is_dir() and any(path.parent.glob("simulations/*.json")):
+        msg = (f"a simulations/ folder beside this file holds simulation files: not read (this file's own "
+               f"{len(top.simulations)} simulations are; load the folder {path.parent} to read the directory-format "
+               "run, as τ²-bench would)")  # fmt: skip
+        report.add(str(path), None, "simulations_folder_beside", msg)
+        warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=4)
     fmt = "tau2"
     wrapper: dict[str, Any] = {}
     if top.info is None:
@@ -138,12 +146,19 @@ def read_tau2_file(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     remember(run, path, data, as_buffer=True)
     if not run.simulations:
         report.add(str(path), "$.simulations", "zero_simulations", "the file holds no simulations")
+    tau2_checks(run, strict, report)
+    return run
+
+
+def tau2_checks(run: RunData, strict: bool, report: LoadReport) -> None:
+    """The checks every τ²-bench shape gets alike (a monolithic file or wrapper, a directory, a bare list), so that
+    the same simulation reads the same whatever file it came in."""
     check_numbers(run, strict, report)
     check_duplicates(run, strict, report)
     check_stringified(run, strict, report)
     check_rewards(run, strict, report)
     check_termination_reasons(run, strict, report)
-    return run
+    check_tasks(run, strict, report)
 
 
 def _top_without_simulations(path: Path, data: Any, spans: list[tuple[int, int]], exc: Exception) -> S.RawResults:
@@ -168,11 +183,22 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     except DECODE_ERRORS as exc:
         raise _raise(rpath, exc, data=data) from None
     sim_dir = path / "simulations"
+    embedded = _embedded_simulations(data)
+    if embedded and not sim_dir.is_dir():  # a monolithic results file named results.json: read as the file it is
+        return read_tau2_file(rpath, data, strict, report)
+    if embedded:
+        msg = (f"results.json holds {embedded} simulation(s) of its own beside the simulations/ folder: not read "
+               "(a directory-format run's simulations are the files in simulations/, as τ²-bench reads them)")
+        if strict:
+            raise LoadError(str(rpath), "$.simulations", msg + "; load results.json on its own to read them")
+        report.add(str(rpath), "$.simulations", "simulations_beside_folder", msg, skipped=embedded)
+        warnings.warn(f"{rpath}: {msg}", LoadWarning, stacklevel=4)
     files = sorted(sim_dir.glob("*.json")) if sim_dir.is_dir() else []
     identity: dict[str, tuple[int, int, str]] = {}
     probe = RunData(path=path, format="tau2-dir", format_version=None, identity=identity)
     sims, srcs = [], []
     _check_beside(path, strict, report)
+    _check_inside(sim_dir, strict, report)
     for f in files:
         if not is_regular(f):
             what = f"{file_kind(os.stat(f).st_mode) if f.exists() else 'a broken link'}, not a regular file"
@@ -225,15 +251,23 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
     )
     if not sims:
         report.add(str(path), "simulations/", "zero_simulations", "the directory holds no simulation files")
-    check_numbers(run, strict, report)
-    check_duplicates(run, strict, report)
-    check_rewards(run, strict, report)
-    check_termination_reasons(run, strict, report)
+    tau2_checks(run, strict, report)
     return run
 
 
 DIR_KNOWN = {"results.json", "simulations", "artifacts"}
 """What τ²-bench writes into a directory-format run (``artifacts/``: its verbose logs and audio)."""
+
+
+def _embedded_simulations(data: Any) -> int:
+    """How many simulations a ``results.json`` holds in its own ``simulations`` array (0 for none, null or [])."""
+    try:
+        raw = bytes(_PEEK.decode(data).simulations)
+        if raw.strip() in (b"", b"null", b"[]"):
+            return 0
+        return len(_TB_RAW.decode(raw))
+    except DECODE_ERRORS:
+        return 0  # not an array of values: the directory reader does not read it either
 
 
 def _check_beside(path: Path, strict: bool, report: LoadReport) -> None:
@@ -254,6 +288,29 @@ def _check_beside(path: Path, strict: bool, report: LoadReport) -> None:
         raise LoadError(str(path), None, msg + " (load that file on its own, or move it out of the run's folder)")
     report.add(str(path), None, "unknown_beside_results", msg)
     warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=5)
+
+
+def _check_inside(sim_dir: Path, strict: bool, report: LoadReport) -> None:
+    """Entries of ``simulations/`` that are not ``<id>.json`` files but look like simulations kept another way — a
+    folder (``simulations/batch1/``), a compressed or renamed copy (``<id>.json.gz``) — are not read (τ²-bench reads
+    ``simulations/*.json`` only): a named error under strict loading, else a report line and a warning, never
+    passed over in silence. Hidden entries and other files are left alone."""
+    try:
+        names = sorted(os.listdir(sim_dir))
+    except OSError:
+        return
+    other = [n for n in names if not n.startswith(".") and not n.endswith(".json")
+             and (".json" in n.lower() or (sim_dir / n).is_dir())]  # fmt: skip
+    if not other:
+        return
+    shown = ", ".join(n + ("/" if (sim_dir / n).is_dir() else "") for n in other[:5]) + (" …" if len(other) > 5 else "")
+    msg = (f"{len(other)} entr{'y' if len(other) == 1 else 'ies'} in simulations/ that {'is' if len(other) == 1 else 'are'}"
+           f" not a simulation file (<id>.json), not read: {shown}")  # fmt: skip
+    if strict:
+        raise LoadError(str(sim_dir), None, msg + " (decompress or move the simulations into simulations/ as <id>.json, "
+                        "or load leniently to read the others)")  # fmt: skip
+    report.add(str(sim_dir), None, "unknown_in_simulations", msg)
+    warnings.warn(f"{sim_dir}: {msg}", LoadWarning, stacklevel=5)
 
 
 def _first_keys(data: Any) -> tuple[list[Any] | None, set[str]]:
@@ -297,6 +354,10 @@ def read_list(path: Path, data: bytes, strict: bool, report: LoadReport) -> RunD
     kind = list_kind(keys)
     if kind == "tasks":
         raise LoadError(str(path), "$", TASKS_FILE_HINT)
+    if "simulations" in keys and "traj" not in keys:
+        raise LoadError(str(path), "$[0]", "a JSON list of τ²-bench results (objects holding 'simulations'), not of "
+                        "simulations or τ-bench records: write each results object to a file of its own and load "
+                        "those")  # fmt: skip
     if kind == "simulations":
         return read_tau2_list(path, data, strict, report)
     return read_taubench(path, data, strict, report)
@@ -332,9 +393,7 @@ def read_tau2_list(path: Path, data: bytes, strict: bool, report: LoadReport) ->
     run = RunData(path=path, format="tau2-list", format_version=None, simulations=list(sims), sim_sources=srcs,
                   spans=spans)  # fmt: skip
     remember(run, path, data, as_buffer=True)
-    check_numbers(run, strict, report)
-    check_duplicates(run, strict, report)
-    check_stringified(run, strict, report)
+    tau2_checks(run, strict, report)
     return run
 
 
@@ -348,6 +407,7 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
     try:
         recs = _TB_LIGHT.decode(data)
         srcs = list(range(len(recs)))
+        total = len(recs)
     except (msgspec.ValidationError, RecursionError) as exc:
         try:
             raws = _TB_RAW.decode(data)
@@ -360,10 +420,13 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
             raise _raise(path, exc2, data=data) from None
         starts = [a for a, _ in spans] if spans is not None else None
         recs, srcs = decode_each(path, raws, _TB_REC, "$", "record", strict, report, starts)
+        total = len(raws)
     except msgspec.DecodeError as exc:
         raise _raise(path, exc, data=data) from None
     run = RunData(path=path, format="taubench", format_version=None, tb_records=recs, sim_sources=srcs, spans=spans)
     remember(run, path, data, as_buffer=True)
+    if total == 0:
+        report.add(str(path), "$", "zero_simulations", "the file holds no records (an empty list)")
     check_numbers(run, strict, report)
     recs, srcs = run.tb_records, run.sim_sources
     seen: dict[tuple, int] = {}
@@ -382,5 +445,6 @@ def read_taubench(path: Path, data: bytes, strict: bool, report: LoadReport) -> 
     run.tb_records, run.sim_sources = keep, keep_src
     check_trial_numbers(run, strict, report)
     check_rewards(run, strict, report)
+    check_taubench_tasks(run, strict, report)
     return run
 

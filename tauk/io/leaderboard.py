@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +125,7 @@ def _date(doc: dict, key: str, path: str) -> _dt.date:
 
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark skipped, as results files are read
     except UnicodeDecodeError as exc:
         raise LoadError(str(path), f"byte {exc.start}", "not UTF-8 text") from None
     except OSError as exc:
@@ -254,6 +254,25 @@ def _discover(target: Path) -> list[tuple[Path, str, str | None]]:
     return found
 
 
+def _each_submission(targets: Iterable[str | Path]) -> Iterator[tuple[Path, str, str | None]]:
+    """:func:`_discover` over every target, each file once; one submission id found in two files (a flat
+    ``<name>.json`` beside ``<name>/submission.json``, or two folders holding one submission) is refused by name —
+    its rows would count twice."""
+    seen: set[Path] = set()
+    ids: dict[str, Path] = {}
+    for t in targets:
+        for f, sid, section in _discover(Path(t)):
+            rf = f.resolve()
+            if rf in seen:
+                continue
+            seen.add(rf)
+            if sid in ids:
+                raise LoadError(str(f), None, f"submission {sid!r} is read from two files (the other: {ids[sid]}): "
+                                "its rows would count twice; load one of them")  # fmt: skip
+            ids[sid] = f
+            yield f, sid, section
+
+
 def load_leaderboard(path_or_dir: str | Path | Sequence[str | Path]) -> pl.DataFrame:
     """Read leaderboard submissions into a tidy frame, one row per (submission, domain) with published results.
 
@@ -287,14 +306,8 @@ def load_leaderboard(path_or_dir: str | Path | Sequence[str | Path]) -> pl.DataF
     targets: Iterable[str | Path]
     targets = [path_or_dir] if isinstance(path_or_dir, str | Path) else list(path_or_dir)
     rows: list[dict[str, Any]] = []
-    seen: set[Path] = set()
-    for t in targets:
-        for f, sid, section in _discover(Path(t)):
-            rf = f.resolve()
-            if rf in seen:
-                continue
-            seen.add(rf)
-            rows.extend(_submission_rows(f, sid, section))
+    for f, sid, section in _each_submission(targets):
+        rows.extend(_submission_rows(f, sid, section))
     if not rows:
         return pl.DataFrame(schema=LEADERBOARD_SCHEMA)
     frame = pl.DataFrame(rows, schema=LEADERBOARD_SCHEMA)
@@ -405,14 +418,8 @@ def load_interaction_metrics(path_or_dir: str | Path | Sequence[str | Path]) -> 
     targets: Iterable[str | Path]
     targets = [path_or_dir] if isinstance(path_or_dir, str | Path) else list(path_or_dir)
     rows: list[dict[str, Any]] = []
-    seen: set[Path] = set()
-    for t in targets:
-        for f, sid, _section in _discover(Path(t)):
-            rf = f.resolve()
-            if rf in seen:
-                continue
-            seen.add(rf)
-            rows.extend(_interaction_rows(f, sid))
+    for f, sid, _section in _each_submission(targets):
+        rows.extend(_interaction_rows(f, sid))
     if not rows:
         return pl.DataFrame(schema=INTERACTION_SCHEMA)
     return pl.DataFrame(rows, schema=INTERACTION_SCHEMA).sort("submission_id")

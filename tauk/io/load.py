@@ -212,7 +212,8 @@ def read_inputs(
 
 def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
     """Task definitions from decoded JSON: τ²-bench task objects, or τ-bench (v1) ones (``actions[{name, kwargs}]``,
-    ``outputs``; indexed by position when they carry no id). A wrapper ``{"tasks": [...]}`` is unwrapped."""
+    ``outputs``; indexed by position when they carry no id). A wrapper ``{"tasks": [...]}`` is unwrapped. Each id
+    once: a repeated definition is kept once, two different ones under one id are a :class:`LoadError`."""
     from tauk.io.frames import taubench_task
 
     if isinstance(items, Mapping) and isinstance(items.get("tasks"), list):
@@ -235,6 +236,25 @@ def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
             from tauk.io.read import _raise
 
             raise _raise(Path(source), exc, f"$[{i}]") from None
+    return _one_definition_per_id(out, source)
+
+
+def _one_definition_per_id(tasks: list[S.Task], source: str) -> list[S.Task]:
+    """Each task id once: a word-for-word repeat of a definition is kept once (nothing is lost); two different
+    definitions under one id are a :class:`LoadError` naming both places — which one is meant is not known, and
+    the tasks frame would hold two rows for one task."""
+    from tauk.io.checks import _definition
+
+    first: dict[str, int] = {}
+    out = []
+    for i, task in enumerate(tasks):
+        tid = str(task.id)
+        if tid not in first:
+            first[tid] = i
+            out.append(task)
+        elif _definition(task) != _definition(tasks[first[tid]]):
+            raise LoadError(source, f"$[{i}].id", f"task {tid!r} is defined twice, differently ($[{first[tid]}] and "
+                            f"$[{i}]): which definition is meant is not known")  # fmt: skip
     return out
 
 
@@ -304,6 +324,9 @@ def _overlap(run: RunData, first: Path, partial: tuple | None, strict: bool, rep
     if strict:
         raise LoadError(str(run.path), None, msg + hint)
     report.add(str(run.path), None, kind, f"{msg}; {done}", skipped=skipped)
+    if partial is None:  # the whole file left out: a file skipped, not loaded
+        report.files_loaded -= 1
+        report.files_skipped += 1
     warnings.warn(f"{run.path}: {msg}; {done}", LoadWarning, stacklevel=stacklevel)
 
 

@@ -34,7 +34,7 @@ from tauk.io.files import (
     release,
 )
 from tauk.io.files import _raise as _raise
-from tauk.io.formats import _PEEK, _first_keys, list_kind, read_list, read_tau2_dir, read_tau2_file
+from tauk.io.formats import _KEYS, _PEEK, _first_keys, list_kind, read_list, read_tau2_dir, read_tau2_file
 from tauk.io.formats import _TB_RAW as _TB_RAW
 from tauk.io.formats import TASKS_FILE_HINT as TASKS_FILE_HINT
 from tauk.io.formats import decode_each as decode_each
@@ -65,11 +65,30 @@ __all__ = [  # the file-level helpers are re-exported for the modules that read 
 
 
 def first_char(data: bytes) -> str:
+    """The first character that is not JSON whitespace (space, tab, CR, LF: ``str.isspace`` would pass over the
+    bytes 0x1c–0x1f, 0x85 and 0xa0 too, and name a later byte in the error); "" when there is none."""
     for b in bytes(data[:4096]):
-        c = chr(b)
-        if not c.isspace():
-            return c
+        if b not in b" \t\r\n":
+            return chr(b)
     return ""
+
+
+# what a file that is not UTF-8 JSON text starts with, for an error saying what it is
+_NOT_JSON_TEXT = ((b"\x1f\x8b", "gzip-compressed: decompress it first (gunzip)"),
+                  (b"\xff\xfe\x00\x00", "UTF-32 text (a UTF-32 byte-order mark): save it as UTF-8"),
+                  (b"\x00\x00\xfe\xff", "UTF-32 text (a UTF-32 byte-order mark): save it as UTF-8"),
+                  (b"\xff\xfe", "UTF-16 text (a UTF-16 byte-order mark): save it as UTF-8"),
+                  (b"\xfe\xff", "UTF-16 text (a UTF-16 byte-order mark): save it as UTF-8"),
+                  (b"PK\x03\x04", "a zip archive: extract it first"),
+                  (b"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first"),
+                  (b"BZh", "bzip2-compressed: decompress it first"),
+                  (b"\xfd7zXZ\x00", "xz-compressed: decompress it first"))  # fmt: skip
+
+
+def not_json_text(data: Any) -> str | None:
+    """What the file is when its first bytes say it is not UTF-8 JSON text (compressed, an archive, UTF-16/32)."""
+    head = bytes(data[:8])
+    return next((what for magic, what in _NOT_JSON_TEXT if head.startswith(magic)), None)
 
 
 def read_source(path: Path, strict: bool, report: LoadReport) -> RunData:
@@ -150,6 +169,9 @@ def _read_file(path: Path, data: Any, strict: bool, report: LoadReport) -> RunDa
         raise
     if c == "":
         raise LoadError(str(path), "byte 0", "empty file")
+    what = not_json_text(data)
+    if what is not None:
+        raise LoadError(str(path), "byte 0", f"not a JSON text file: {what}")
     raise LoadError(
         str(path), "byte 0", f"top level must be a JSON object (τ²-bench) or array (τ-bench), found {c!r}"
     )
@@ -175,13 +197,26 @@ def _holds_results(data: Any) -> bool:
             p = _PEEK.decode(data)
         except DECODE_ERRORS:
             return True  # let the real reader explain what is wrong
-        return len(bytes(p.simulations)) > 0
+        return len(bytes(p.simulations)) > 0 or _run_info(p.info)
     if c == "[":
         raws, keys = _first_keys(data)
         if raws is None:
             return True  # let the real reader explain what is wrong
-        return bool(keys) and ("traj" in keys or list_kind(keys) == "simulations")
+        return bool(keys) and ("traj" in keys or "simulations" in keys or list_kind(keys) == "simulations")
     return False
+
+
+def _run_info(raw: Any) -> bool:
+    """``info`` is a τ²-bench run's (it names the agent or the environment): the object is a results file even without
+    ``simulations`` (a key renamed, or a directory run's metadata without its folder), which the reader then names,
+    never a JSON file passed over in silence."""
+    if not len(bytes(raw)):
+        return False
+    try:
+        keys = _KEYS.decode(raw)
+    except DECODE_ERRORS:
+        return False
+    return isinstance(keys, dict) and bool(keys.keys() & {"agent_info", "environment_info"})
 
 
 def read_scanned(path: Path, strict: bool, report: LoadReport) -> RunData | None:

@@ -17,6 +17,8 @@ from msgspec import Raw, Struct
 
 Num = float | str | None
 IntLike = int | str | None
+# the integers tauk.io.checks.check_numbers reads (a whole float, 1.0, is an integer to τ²-bench's models)
+Whole = int | float | str | None
 NULL = Raw(b"null")  # a Raw field that is absent reads as JSON null
 ABSENT = Raw(b"")  # ... or as nothing, where presence itself matters
 
@@ -38,10 +40,10 @@ class UserInfo(Struct):
 
 class Info(Struct):
     git_commit: str | None = None
-    num_trials: IntLike = None
-    max_steps: IntLike = None
-    max_errors: IntLike = None
-    seed: IntLike = None
+    num_trials: Whole = None
+    max_steps: Whole = None
+    max_errors: Whole = None
+    seed: Whole = None
     user_info: UserInfo | None = None
     agent_info: AgentInfo | None = None
     environment_info: EnvironmentInfo | None = None
@@ -106,7 +108,7 @@ class MetCheck(Struct):
 
 
 class RewardInfo(Struct):
-    reward: float | None = None
+    reward: Num = None  # a number written as text is read as one (tauk.io.checks.check_numbers)
     db_check: DBCheck | None = None
     env_assertions: list[EnvAssertionCheck] | None = None
     action_checks: list[ActionCheck] | None = None
@@ -140,7 +142,7 @@ class Message(Struct):
     role: str | None = None
     content: str | None = None
     tool_calls: list[ToolCall] | str | None = None
-    turn_idx: IntLike = None
+    turn_idx: Whole = None  # made an integer (or refused) by tauk.io.frames.messages
     timestamp: str | None = None
     cost: Num = None
     usage: Raw = NULL
@@ -220,8 +222,8 @@ class LightSimulation(Struct):
     id: str | int
     task_id: str | int
     termination_reason: str | None = None
-    trial: IntLike = None
-    seed: IntLike = None
+    trial: Whole = None
+    seed: Whole = None
     start_time: str | None = None
     end_time: str | None = None
     duration: Num = None
@@ -345,14 +347,14 @@ class TBMessage(Struct):
 class TBLightRecord(Struct):
     task_id: int | str
     reward: float | None = None
-    trial: IntLike = None
+    trial: Whole = None
     info: TBInfo | None = None
     traj: list[LightMessage] | None = None
 
 
 class TBFullRecord(Struct):
     task_id: int | str
-    trial: IntLike = None
+    trial: Whole = None
     traj: list[TBMessage] | None = None
 
 

@@ -139,6 +139,22 @@ def _intact(root: Path, entry: dict[str, Any]) -> bool:
     return True
 
 
+def _current_columns(root: Path, entry: dict[str, Any]) -> bool:
+    """The parts of ``entry`` have this version's columns (their Parquet footers read, not their data): a run
+    stored by another version of tauk, whose frames had other columns, is ingested again even when its source did
+    not change — else the store mixes two column sets that no read can join."""
+    from ._results import frame_schema
+
+    for frame, files in entry["files"].items():
+        if files:
+            try:
+                if dict(pl.read_parquet_schema(part_path(root, files[0]))) != dict(frame_schema(frame)):
+                    return False
+            except (OSError, pl.exceptions.PolarsError, AttributeError):
+                return True  # unreadable: the read names the damaged part
+    return True
+
+
 def _proven_unchanged(old: dict[str, Any], now: dict[str, Any]) -> bool:
     return old.get("stat") == now["stat"] and old.get("stat_ns", 0) - old.get("ctime_ns", 1 << 62) > RACY_NS
 
@@ -353,16 +369,20 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         now = source_identity(path)
         if old is not None:
             intact = _intact(root, old)
-            if intact and _proven_unchanged(old, now):
+            current = intact and _current_columns(root, old)
+            if current and _proven_unchanged(old, now):
                 report.unchanged.append(src)
                 continue
-            if intact and content_hash(path) == old.get("hash"):  # touched, not changed: the new metadata
+            if current and content_hash(path) == old.get("hash"):  # touched, not changed: the new metadata
                 write_entry(root, {**old, **now})
                 report.unchanged.append(src)
                 continue
             if not intact:
                 report.add(src, None, "repaired", f"its stored parts ({old['run_id']}) were missing or not of their "
                            "recorded size; ingested again")  # fmt: skip
+            elif not current:
+                report.add(src, None, "refreshed", f"its stored parts ({old['run_id']}) have the columns of another "
+                           "version of tauk; ingested again")  # fmt: skip
             rid = old["run_id"]
         else:
             rid = _free_id(rid, taken)  # never another source's run

@@ -71,6 +71,16 @@ def _entries_checked(root: Path) -> list[dict[str, Any]]:
     raise StoreError(f"{root}: the store kept changing while it was opened; open it again")
 
 
+def _column_change(got: dict[str, Any], current: dict[str, Any]) -> str:
+    """How a part's columns differ from this version's frame contract, briefly."""
+    lacks = [c for c in current if c not in got]
+    extra = [c for c in got if c not in current]
+    typed = [c for c in current if c in got and got[c] != current[c]]
+    parts = [f"{what} {', '.join(cols[:3])}{' …' if len(cols) > 3 else ''}"
+             for what, cols in (("without", lacks), ("with", extra), ("other types of", typed)) if cols]  # fmt: skip
+    return "; ".join(parts) or "another column order"
+
+
 class StoreResults:
     """A store opened lazily: ``runs``, ``trials``, ``messages``, ``tool_calls``, ``tasks``, ``expected_actions`` as
     in :class:`tauk.Results` (collected on first use), :meth:`scan` for a Polars ``LazyFrame`` of any frame (filters
@@ -145,20 +155,31 @@ class StoreResults:
     def _unreadable(self, frame: str, exc: BaseException) -> StoreError:
         """A :class:`StoreError` naming the first part of ``frame`` that cannot be read (or whose columns are not
         the frame's), from the error a read of all of them raised."""
-        want = None  # the columns of the frame's first readable part (a store of an older tauk has its own)
+        schemas = []
         for e in self._entries:
             for f in e["files"].get(frame, []):
                 try:
-                    got = dict(pl.read_parquet_schema(part_path(self.root, f)))
+                    schemas.append((e, f, dict(pl.read_parquet_schema(part_path(self.root, f)))))
                 except (OSError, pl.exceptions.PolarsError) as err:
                     return StoreError(f"{self.root}: {f} ({frame} of {e['run_id']}) cannot be read "
                                       f"({_first_line(err)}): a damaged part; delete sources/{e['run_key']}.json "
                                       "and ingest its source again")  # fmt: skip
-                want = got if want is None and "run_id" in got else want
-                if got != want:
-                    return StoreError(f"{self.root}: {f} ({frame} of {e['run_id']}) does not have the columns of "
-                                      f"{frame}: a damaged or foreign part; delete sources/{e['run_key']}.json and "
-                                      "ingest its source again")  # fmt: skip
+        current = dict(frame_schema(frame))
+        ours = [(e, f, got) for e, f, got in schemas if "run_id" in got]
+        if any(got == current for _, _, got in ours):  # runs stored by this version beside runs stored by another
+            for e, f, got in ours:
+                if got != current:
+                    return StoreError(f"{self.root}: {f} ({frame} of {e['run_id']}) has the columns of another "
+                                      f"version of tauk ({_column_change(got, current)}), other runs this "
+                                      f"version's: ingest its source ({e.get('source')}) into the store again to "
+                                      "rewrite it")  # fmt: skip
+        want = None  # the columns of the frame's first readable part (a store of an older tauk has its own)
+        for e, f, got in schemas:
+            want = got if want is None and "run_id" in got else want
+            if got != want:
+                return StoreError(f"{self.root}: {f} ({frame} of {e['run_id']}) does not have the columns of "
+                                  f"{frame}: a damaged or foreign part; delete sources/{e['run_key']}.json and "
+                                  "ingest its source again")  # fmt: skip
         for e in self._entries:  # readable metadata, damaged data: read each part to find it
             for f in e["files"].get(frame, []):
                 try:

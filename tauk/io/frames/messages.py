@@ -7,6 +7,7 @@ cannot be decoded raises :class:`tauk.LoadError` under strict loading, else is s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -69,7 +70,7 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
                 yield str(sim.id), None
                 continue
             try:
-                yield str(sim.id), _FULL_SIM.decode(data).messages
+                yield str(sim.id), _whole_turns(_FULL_SIM.decode(data).messages)
             except DECODE_ERRORS as exc:
                 _unreadable_messages(report, strict, f, "$.messages", exc, data, None)
                 yield str(sim.id), None
@@ -89,11 +90,31 @@ def _full_simulations(run: RunData, report: LoadReport, strict: bool) -> Iterato
             yield str(sim.id), None
             continue
         try:
-            yield str(sim.id), _FULL_SIM.decode(raws[i]).messages
+            yield str(sim.id), _whole_turns(_FULL_SIM.decode(raws[i]).messages)
         except DECODE_ERRORS as exc:
             base = run.spans[i][0] if run.spans is not None else None
             _unreadable_messages(report, strict, run.path, f"{run.sims_path}[{i}]", exc, raws[i], base)
             yield str(sim.id), None
+
+
+def _whole_turns(messages: list[S.Message] | None) -> list[S.Message] | None:
+    """``turn_idx`` as τ²-bench's models read it: a whole float (``3.0``) or a numeric string is that integer; a
+    fraction or other text raises a ``msgspec.ValidationError`` naming its place (reported like any message that
+    does not decode), never truncated or nulled in silence."""
+    for j, msg in enumerate(messages or ()):
+        for where, m in ((f"$.messages[{j}]", msg),
+                         *((f"$.messages[{j}].tool_messages[{k}]", t) for k, t in enumerate(msg.tool_messages or ()))):
+            v = m.turn_idx
+            if v is None or type(v) is int:
+                continue
+            try:
+                x = float(v)
+            except ValueError:
+                x = math.nan
+            if not math.isfinite(x) or not x.is_integer():
+                raise msgspec.ValidationError(f"Expected an integer, got {v!r} - at `{where}.turn_idx`")
+            m.turn_idx = int(v) if type(v) is str and v.strip().lstrip("+-").isdigit() else int(x)
+    return messages
 
 
 def _args_text(args: Any) -> str:
