@@ -132,6 +132,18 @@ def test_mapping_labels_and_agent_override(shared_data):
     assert set(res2.runs["agent"]) == {"x"}
 
 
+def test_an_agent_mapping_key_that_names_no_run_is_refused():
+    """agent={...} relabels runs by run id or path; a key that names no loaded run (a typo) used to be ignored, the
+    run keeping its own label with no word (the loader audit's open question)."""
+    from tauk.errors import TaukError
+
+    sample = Path(__file__).resolve().parents[1] / "data" / "atlas-small_airline.json"
+    ok = tauk.load(sample, agent={str(sample): "X"})
+    assert ok.runs["agent"].to_list() == ["X"]
+    with pytest.raises(TaukError, match="agent= names no loaded run: 'nope'"):
+        tauk.load(sample, agent={"nope": "X"})
+
+
 def test_glob_and_list(shared_data):
     res = tauk.load(str(shared_data / "tau2" / "v0.2_*.json"))
     assert res.runs.height == 5

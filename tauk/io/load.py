@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from tauk.errors import LoadError, LoadReport, LoadWarning
+from tauk.errors import LoadError, LoadReport, LoadWarning, TaukError
 from tauk.io import structs as S
 from tauk.io.read import (
     RunData,
@@ -200,13 +200,21 @@ def read_inputs(
         seen.add(rid)
         run_ids.append(rid)
     agents: list[str | None] = []
+    used: set[str] = set()
     for run, rid, label in zip(runs, run_ids, labels):
         if isinstance(agent, str):
             agents.append(agent)
         elif isinstance(agent, Mapping):
-            agents.append(agent.get(rid) or agent.get(str(run.path)) or label)
+            key = rid if rid in agent else str(run.path) if str(run.path) in agent else None
+            used.update([key] if key is not None else [])
+            agents.append(agent[key] if key is not None else label)
         else:
             agents.append(label)
+    if isinstance(agent, Mapping) and set(agent) - used:  # a typo would otherwise leave a run under its own label
+        unknown = sorted(map(str, set(agent) - used))
+        raise TaukError(f"agent= names no loaded run: {', '.join(map(repr, unknown))}; the run ids are "
+                        f"{', '.join(map(repr, run_ids[:20]))}{' …' if len(run_ids) > 20 else ''} (or give a file's "
+                        "path as loaded)")  # fmt: skip
     return LoadedRuns(runs, run_ids, agents, report, strict)
 
 
