@@ -36,6 +36,16 @@ def _lenient(inputs, **kw):
         return tauk.load(inputs, strict=False, **kw)
 
 
+def _refused_then_reported(path: Path, match: str, location: str, kind: str):
+    """Strict: a LoadError matching ``match`` at ``location``; lenient: loaded with one ``kind`` in the report."""
+    with pytest.raises(LoadError, match=match) as err:
+        tauk.load(path)
+    assert err.value.location == location
+    res = _lenient(path)
+    assert res.report.counts() == {kind: 1}
+    return res
+
+
 def _as_dir(tmp_path: Path, doc: dict) -> Path:
     run = tmp_path / "run"
     (run / "simulations").mkdir(parents=True)
@@ -124,11 +134,8 @@ def test_task_ids_with_different_definitions_are_refused_or_kept_once(tmp_path):
     other["evaluation_criteria"] = {"actions": [], "communicate_info": ["something else"]}
     doc["tasks"].append(other)
     path = _write(tmp_path / "t.json", doc)
-    with pytest.raises(LoadError, match=r"reuse the id of a different definition") as err:
-        tauk.load(path)
-    assert err.value.location == f"$.tasks[{len(doc['tasks']) - 1}].id"
-    res = _lenient(path)
-    assert res.report.counts() == {"conflicting_task_definitions": 1}
+    res = _refused_then_reported(path, r"reuse the id of a different definition", f"$.tasks[{len(doc['tasks']) - 1}].id",
+                                 "conflicting_task_definitions")  # fmt: skip
     keys = res.tasks.group_by("run_id", "task_id").len()
     assert keys["len"].max() == 1 and res.tasks.height == len(doc["tasks"]) - 1
     joined = res.trials.join(res.tasks, on=["run_id", "task_id"], how="left")
@@ -383,11 +390,8 @@ def test_tau_bench_records_of_one_task_carrying_different_tasks_are_named(tmp_pa
     later = next(i for i, r in enumerate(records) if r["task_id"] == tid and i > 0)
     records[later]["info"]["task"]["instruction"] = "another version of the task"
     path = _write(tmp_path / "tb.json", records)
-    with pytest.raises(LoadError, match=r"carry a task other than the first record of their task id") as err:
-        tauk.load(path)
-    assert err.value.location == f"$[{later}].info.task"
-    res = _lenient(path)
-    assert res.report.counts() == {"conflicting_task_definitions": 1}
+    res = _refused_then_reported(path, r"carry a task other than the first record of their task id",
+                                 f"$[{later}].info.task", "conflicting_task_definitions")  # fmt: skip
     assert res.tasks.height == len({r["task_id"] for r in records})  # one definition per task, the first
 
 
