@@ -488,3 +488,19 @@ def test_simulations_in_results_json_beside_a_simulations_folder_are_named(tmp_p
 def test_an_empty_list_is_reported_as_a_run_without_simulations(tmp_path):
     res = tauk.load(_write(tmp_path / "empty.json", []))
     assert res.trials.height == 0 and res.report.counts() == {"zero_simulations": 1}
+
+
+def test_a_trial_index_recorded_twice_is_reported_and_counted(tmp_path, shared_data):
+    """Two simulations (different ids) of one task with the same trial index: both count, as τ²-bench's metrics
+    count them, and the load report says so (the loader audit's open question: 20 trials, empty report)."""
+    doc = json.loads((shared_data / "tau2" / "v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json").read_text())
+    task = doc["simulations"][0]["task_id"]
+    (i,) = [j for j, s in enumerate(doc["simulations"]) if s["task_id"] == task and s["trial"] == 2]
+    doc["simulations"][i]["trial"] = 1
+    with pytest.warns(tauk.LoadWarning, match=r"trial 1 is also recorded at .*simulations\[\d+\]\.trial"):
+        res = tauk.load(_write(tmp_path / "x.json", doc))
+    assert res.trials.height == len(doc["simulations"]) and res.report.counts() == {"repeated_trial": 1}
+    (issue,) = res.report.issues
+    assert issue.location == f"$.simulations[{i}].trial"
+    clean = tauk.load(shared_data / "tau2" / "v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json")
+    assert "repeated_trial" not in clean.report.counts()

@@ -174,6 +174,27 @@ def check_duplicates(run: RunData, strict: bool, report: LoadReport) -> None:
         keep_sims.append(sim)
         keep_src.append(src)
     run.simulations, run.sim_sources = keep_sims, keep_src
+    _report_repeated_trials(run, report)
+
+
+def _report_repeated_trials(run: RunData, report: LoadReport) -> None:
+    """One trial index of one task recorded by several simulations (different ids): each is counted as a trial, as
+    τ²-bench's own metrics count them, and the load report says so, since a re-run appended to a results file or a
+    numbering slip both look like this."""
+    first: dict[tuple[str, Any], Any] = {}
+    for sim, src in zip(run.simulations, run.sim_sources):
+        trial = getattr(sim, "trial", None)
+        if trial is None or isinstance(trial, bool) or not isinstance(trial, int):
+            continue
+        key = (str(sim.task_id), trial)
+        if key not in first:
+            first[key] = src
+            continue
+        where = _where(run, src, "trial")
+        msg = (f"task {key[0]!r} trial {trial} is also recorded at {_where(run, first[key], 'trial')} under another "
+               "simulation id; both are counted as trials, as τ²-bench counts them")  # fmt: skip
+        report.add(str(run.path), where, "repeated_trial", msg)
+        warnings.warn(f"{run.path} at {where}: {msg}", LoadWarning, stacklevel=5)
 
 
 def check_stringified(run: RunData, strict: bool, report: LoadReport) -> None:
