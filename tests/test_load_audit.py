@@ -322,6 +322,22 @@ def test_a_task_file_defining_one_id_twice_differently_is_refused_by_place(tmp_p
     assert tauk.load_tasks(repeated)[0].height == len(tasks)  # a word-for-word repeat: one task
 
 
+def test_a_wrapped_task_list_names_the_place_under_its_tasks_key(tmp_path):
+    # {"tasks": [...]} (a results file given as tasks=, say) is unwrapped: the places are under $.tasks, not $
+    doc = _doc()
+    other = copy.deepcopy(doc["tasks"][0])
+    other["evaluation_criteria"] = {"actions": [], "communicate_info": ["something else"]}
+    doc["tasks"].append(other)
+    path = _write(tmp_path / "results-as-tasks.json", doc)
+    with pytest.raises(LoadError, match=r"\(\$\.tasks\[0\] and \$\.tasks\[\d+\]\)") as err:
+        tauk.load_tasks(path)
+    assert err.value.location == f"$.tasks[{len(doc['tasks']) - 1}].id"
+    doc["tasks"][-1] = 7
+    with pytest.raises(LoadError) as err:
+        tauk.load_tasks(_write(tmp_path / "not-an-object.json", doc))
+    assert err.value.location == f"$.tasks[{len(doc['tasks']) - 1}]"
+
+
 # ---- message turn indices ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape", ["file", "dir"])
 def test_a_whole_float_turn_index_is_an_integer_and_a_fraction_is_named(tmp_path, shape):
