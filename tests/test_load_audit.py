@@ -504,3 +504,18 @@ def test_simulations_in_results_json_beside_a_simulations_folder_are_named(tmp_p
 def test_an_empty_list_is_reported_as_a_run_without_simulations(tmp_path):
     res = tauk.load(_write(tmp_path / "empty.json", []))
     assert res.trials.height == 0 and res.report.counts() == {"zero_simulations": 1}
+
+
+def test_whole_turns_reads_and_names_tool_message_turns():
+    # the turn_idx pass spells a place only for a value that is not an integer: a tool message's own place is named
+    import msgspec
+
+    from tauk.io import structs as S
+    from tauk.io.frames.messages import _whole_turns
+
+    tool = [S.Message(role="tool", turn_idx=2.0), S.Message(role="tool", turn_idx=" 3 ")]
+    msgs = [S.Message(role="user", turn_idx=0), S.Message(role="tool", turn_idx="1", tool_messages=tool)]
+    assert [m.turn_idx for m in _whole_turns(msgs)] == [0, 1] and [t.turn_idx for t in tool] == [2, 3]
+    tool.append(S.Message(role="tool", turn_idx=4.5))
+    with pytest.raises(msgspec.ValidationError, match=r"\$\.messages\[1\]\.tool_messages\[2\]\.turn_idx"):
+        _whole_turns(msgs)
