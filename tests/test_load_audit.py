@@ -456,7 +456,9 @@ def test_an_empty_reward_info_is_not_graded_and_never_a_rescored_success(tmp_pat
     row = res.trials.filter(res.trials["simulation_id"] == sim["id"])
     assert row.select("reward", "has_reward_info").rows() == [(None, False)]
     scored = tauk.score(res).filter(pl.col("simulation_id") == sim["id"])
-    assert scored["score_reward"].to_list() != [1.0]  # before: DB absent ⇒ 1 from 'the record', a success
+    # before: DB absent ⇒ 1 from 'the record', a success; now ungraded, as a simulation without reward_info
+    # (a bare != [1.0] would also pass with the row gone)
+    assert scored.select("score_reward", "failure").rows() == [(None, "no_reward_info")]
 
 
 def test_a_reward_info_with_checks_but_no_reward_is_kept_and_reported(tmp_path):
