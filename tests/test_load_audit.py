@@ -322,6 +322,22 @@ def test_a_task_file_defining_one_id_twice_differently_is_refused_by_place(tmp_p
     assert tauk.load_tasks(repeated)[0].height == len(tasks)  # a word-for-word repeat: one task
 
 
+def test_a_wrapped_task_list_names_the_place_under_its_tasks_key(tmp_path):
+    # {"tasks": [...]} (a results file given as tasks=, say) is unwrapped: the places are under $.tasks, not $
+    doc = _doc()
+    other = copy.deepcopy(doc["tasks"][0])
+    other["evaluation_criteria"] = {"actions": [], "communicate_info": ["something else"]}
+    doc["tasks"].append(other)
+    path = _write(tmp_path / "results-as-tasks.json", doc)
+    with pytest.raises(LoadError, match=r"\(\$\.tasks\[0\] and \$\.tasks\[\d+\]\)") as err:
+        tauk.load_tasks(path)
+    assert err.value.location == f"$.tasks[{len(doc['tasks']) - 1}].id"
+    doc["tasks"][-1] = 7
+    with pytest.raises(LoadError) as err:
+        tauk.load_tasks(_write(tmp_path / "not-an-object.json", doc))
+    assert err.value.location == f"$.tasks[{len(doc['tasks']) - 1}]"
+
+
 # ---- message turn indices ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape", ["file", "dir"])
 def test_a_whole_float_turn_index_is_an_integer_and_a_fraction_is_named(tmp_path, shape):
@@ -440,7 +456,9 @@ def test_an_empty_reward_info_is_not_graded_and_never_a_rescored_success(tmp_pat
     row = res.trials.filter(res.trials["simulation_id"] == sim["id"])
     assert row.select("reward", "has_reward_info").rows() == [(None, False)]
     scored = tauk.score(res).filter(pl.col("simulation_id") == sim["id"])
-    assert scored["score_reward"].to_list() != [1.0]  # before: DB absent ⇒ 1 from 'the record', a success
+    # before: DB absent ⇒ 1 from 'the record', a success; now ungraded, as a simulation without reward_info
+    # (a bare != [1.0] would also pass with the row gone)
+    assert scored.select("score_reward", "failure").rows() == [(None, "no_reward_info")]
 
 
 def test_a_reward_info_with_checks_but_no_reward_is_kept_and_reported(tmp_path):
@@ -504,3 +522,18 @@ def test_a_trial_index_recorded_twice_is_reported_and_counted(tmp_path, shared_d
     assert issue.location == f"$.simulations[{i}].trial"
     clean = tauk.load(shared_data / "tau2" / "v0.1_gpt-4.1_telecom-solo_5tasks_4trials.json")
     assert "repeated_trial" not in clean.report.counts()
+
+
+def test_whole_turns_reads_and_names_tool_message_turns():
+    # the turn_idx pass spells a place only for a value that is not an integer: a tool message's own place is named
+    import msgspec
+
+    from tauk.io import structs as S
+    from tauk.io.frames.messages import _whole_turns
+
+    tool = [S.Message(role="tool", turn_idx=2.0), S.Message(role="tool", turn_idx=" 3 ")]
+    msgs = [S.Message(role="user", turn_idx=0), S.Message(role="tool", turn_idx="1", tool_messages=tool)]
+    assert [m.turn_idx for m in _whole_turns(msgs)] == [0, 1] and [t.turn_idx for t in tool] == [2, 3]
+    tool.append(S.Message(role="tool", turn_idx=4.5))
+    with pytest.raises(msgspec.ValidationError, match=r"\$\.messages\[1\]\.tool_messages\[2\]\.turn_idx"):
+        _whole_turns(msgs)

@@ -248,8 +248,9 @@ def ref_score(s: dict, t: dict | None, evaluation: str = "all", basis_override: 
         out["db"] = db
     out["env_assertion"] = (1.0 if s["env"] is None else s["env"]) if hri else None
     ec = t.get("evaluation_criteria") if t else None
-    # unjudged NL: 1.0 only where the task has no NL assertion (τ²-bench's evaluator gives 1.0 then), else unknown
-    to_judge = bool((ec or {}).get("nl_assertions"))
+    # unjudged NL: 1.0 only where the task is known to have no NL assertion (τ²-bench's evaluator gives 1.0 then),
+    # else (NL assertions, or no task definition) unknown
+    to_judge = t is None or bool((ec or {}).get("nl_assertions"))
     out["nl_assertion"] = (s["nl"] if s["nl"] is not None else None if to_judge else 1.0) if hri else None
     msgs = s["messages"]
     respond_only = s["format"] == "taubench"

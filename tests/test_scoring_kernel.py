@@ -347,6 +347,18 @@ class TestEvaluationTypes:
         row = one(sims, [t0], evaluation="all_with_nl_assertions_ignore_basis")
         assert (row["nl_assertion"], row["score_reward"]) == (1.0, 1.0)
 
+    def test_unjudged_nl_of_an_unknown_task_is_unknown(self):
+        # the record has no NL verdict and no task definition says there is nothing to judge: unknown, as for a
+        # task with NL assertions — before, 1.0 (the same records scored null with their tasks embedded and 1.0
+        # without: v1.0 whissle airline under evaluation='nl_assertions' went from 50 null to 50 of 50 passed)
+        sims = [sim("s", "t", GOOD, db=1.0, nl=None)]
+        row = one(sims, [], evaluation="nl_assertions", reward_basis=["NL_ASSERTION"])
+        assert (row["nl_assertion"], row["score_reward"]) == (None, None)
+        assert one(sims, [], evaluation="all_with_nl_assertions_ignore_basis")["score_reward"] is None
+        assert one(sims, [], evaluation="all", reward_basis=["DB"])["score_reward"] == 1.0  # NL not in the product
+        judged = [sim("s", "t", GOOD, db=1.0, nl=1.0)]  # a recorded verdict is read whatever the task
+        assert one(judged, [], evaluation="nl_assertions", reward_basis=["NL_ASSERTION"])["score_reward"] == 1.0
+
     @pytest.mark.parametrize(
         "evaluation,expected,failure",
         [("communicate", 0.0, "COMMUNICATE"), ("action", 0.0, "ACTION"), ("nl_assertions", 0.0, "NL_ASSERTION"),

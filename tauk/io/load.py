@@ -224,15 +224,16 @@ def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
     once: a repeated definition is kept once, two different ones under one id are a :class:`LoadError`."""
     from tauk.io.frames import taubench_task
 
+    at = "$"  # the JSON path of the list, for the places errors name
     if isinstance(items, Mapping) and isinstance(items.get("tasks"), list):
-        items = items["tasks"]
+        items, at = items["tasks"], "$.tasks"
     if not isinstance(items, list):
         hint = " (this looks like a split file: task ids per split)" if isinstance(items, Mapping) else ""
         raise LoadError(source, "$", f"a tasks file is a JSON list of task objects, found {type(items).__name__}{hint}")
     out = []
     for i, t in enumerate(items):
         if not isinstance(t, Mapping):
-            raise LoadError(source, f"$[{i}]", f"task definition is a {type(t).__name__}, not an object")
+            raise LoadError(source, f"{at}[{i}]", f"task definition is a {type(t).__name__}, not an object")
         raw = msgspec.json.encode(t)  # integers of any size (orjson refuses those beyond 64 bits)
         try:
             if "evaluation_criteria" in t or "user_scenario" in t or "id" in t:
@@ -243,11 +244,11 @@ def task_list(items: Any, source: str = "<tasks>") -> list[S.Task]:
         except msgspec.ValidationError as exc:
             from tauk.io.read import _raise
 
-            raise _raise(Path(source), exc, f"$[{i}]") from None
-    return _one_definition_per_id(out, source)
+            raise _raise(Path(source), exc, f"{at}[{i}]") from None
+    return _one_definition_per_id(out, source, at)
 
 
-def _one_definition_per_id(tasks: list[S.Task], source: str) -> list[S.Task]:
+def _one_definition_per_id(tasks: list[S.Task], source: str, at: str = "$") -> list[S.Task]:
     """Each task id once: a word-for-word repeat of a definition is kept once (nothing is lost); two different
     definitions under one id are a :class:`LoadError` naming both places — which one is meant is not known, and
     the tasks frame would hold two rows for one task."""
@@ -261,8 +262,8 @@ def _one_definition_per_id(tasks: list[S.Task], source: str) -> list[S.Task]:
             first[tid] = i
             out.append(task)
         elif _definition(task) != _definition(tasks[first[tid]]):
-            raise LoadError(source, f"$[{i}].id", f"task {tid!r} is defined twice, differently ($[{first[tid]}] and "
-                            f"$[{i}]): which definition is meant is not known")  # fmt: skip
+            raise LoadError(source, f"{at}[{i}].id", f"task {tid!r} is defined twice, differently ({at}[{first[tid]}] "
+                            f"and {at}[{i}]): which definition is meant is not known")  # fmt: skip
     return out
 
 

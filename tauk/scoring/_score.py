@@ -293,8 +293,9 @@ def _score_prepared(prep: Prepared, evaluation: str, reward_basis: Sequence[str]
         pl.lit("record")
     )
     # NL_ASSERTION unrecorded (the judge did not run: NL outside the basis under 'all') is 1.0 only where the task
-    # has no NL assertion to judge (τ²-bench's evaluator gives 1.0 then); else unknown, not passed
-    nothing_to_judge = (pl.col("_task_n_nl").fill_null(0) == 0)
+    # is known to have no NL assertion to judge (τ²-bench's evaluator gives 1.0 then); else — NL assertions, or no
+    # task definition to tell — unknown, not passed
+    nothing_to_judge = pl.col("_task_n_nl") == 0
     nl = pl.when(has_ri).then(
         pl.coalesce(_recorded(tr, "recorded_nl_assertion"), pl.when(nothing_to_judge).then(1.0))
     )

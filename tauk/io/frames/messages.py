@@ -101,20 +101,25 @@ def _whole_turns(messages: list[S.Message] | None) -> list[S.Message] | None:
     """``turn_idx`` as τ²-bench's models read it: a whole float (``3.0``) or a numeric string is that integer; a
     fraction or other text raises a ``msgspec.ValidationError`` naming its place (reported like any message that
     does not decode), never truncated or nulled in silence."""
-    for j, msg in enumerate(messages or ()):
-        for where, m in ((f"$.messages[{j}]", msg),
-                         *((f"$.messages[{j}].tool_messages[{k}]", t) for k, t in enumerate(msg.tool_messages or ()))):
-            v = m.turn_idx
-            if v is None or type(v) is int:
-                continue
-            try:
-                x = float(v)
-            except ValueError:
-                x = math.nan
-            if not math.isfinite(x) or not x.is_integer():
-                raise msgspec.ValidationError(f"Expected an integer, got {v!r} - at `{where}.turn_idx`")
-            m.turn_idx = int(v) if type(v) is str and v.strip().lstrip("+-").isdigit() else int(x)
+    for j, msg in enumerate(messages or ()):  # the places are spelled only where a value needs a word
+        v = msg.turn_idx
+        if v is not None and type(v) is not int:
+            msg.turn_idx = _whole_turn(v, f"$.messages[{j}]")
+        for k, t in enumerate(msg.tool_messages or ()):
+            v = t.turn_idx
+            if v is not None and type(v) is not int:
+                t.turn_idx = _whole_turn(v, f"$.messages[{j}].tool_messages[{k}]")
     return messages
+
+
+def _whole_turn(v: Any, where: str) -> int:
+    try:
+        x = float(v)
+    except ValueError:
+        x = math.nan
+    if not math.isfinite(x) or not x.is_integer():
+        raise msgspec.ValidationError(f"Expected an integer, got {v!r} - at `{where}.turn_idx`")
+    return int(v) if type(v) is str and v.strip().lstrip("+-").isdigit() else int(x)
 
 
 def _args_text(args: Any) -> str:
