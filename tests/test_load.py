@@ -142,6 +142,14 @@ def test_an_agent_mapping_key_that_names_no_run_is_refused():
     assert ok.runs["agent"].to_list() == ["X"]
     with pytest.raises(TaukError, match="agent= names no loaded run: 'nope'"):
         tauk.load(sample, agent={"nope": "X"})
+    # a folder holding a monolithic results.json is named by the folder, as the user gave it
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp()) / "run"
+    folder.mkdir()
+    shutil.copy(sample, folder / "results.json")
+    assert tauk.load(folder, agent={str(folder): "Y"}).runs["agent"].to_list() == ["Y"]
 
 
 def test_glob_and_list(shared_data):

@@ -205,7 +205,9 @@ def read_inputs(
         if isinstance(agent, str):
             agents.append(agent)
         elif isinstance(agent, Mapping):
-            key = rid if rid in agent else str(run.path) if str(run.path) in agent else None
+            # by run id, or by the path as given: the file, or the folder of a directory run / of a results.json
+            paths = (str(run.path), *([str(run.path.parent)] if run.path.name == "results.json" else []))
+            key = rid if rid in agent else next((p for p in paths if p in agent), None)
             used.update([key] if key is not None else [])
             agents.append(agent[key] if key is not None else label)
         else:
