@@ -132,7 +132,7 @@ def test_mapping_labels_and_agent_override(shared_data):
     assert set(res2.runs["agent"]) == {"x"}
 
 
-def test_an_agent_mapping_key_that_names_no_run_is_refused():
+def test_an_agent_mapping_key_that_names_no_run_is_refused(tmp_path):
     """agent={...} relabels runs by run id or path; a key that names no loaded run (a typo) used to be ignored, the
     run keeping its own label with no word (the loader audit's open question)."""
     from tauk.errors import TaukError
@@ -144,9 +144,8 @@ def test_an_agent_mapping_key_that_names_no_run_is_refused():
         tauk.load(sample, agent={"nope": "X"})
     # a folder holding a monolithic results.json is named by the folder, as the user gave it
     import shutil
-    import tempfile
 
-    folder = Path(tempfile.mkdtemp()) / "run"
+    folder = tmp_path / "run"
     folder.mkdir()
     shutil.copy(sample, folder / "results.json")
     assert tauk.load(folder, agent={str(folder): "Y"}).runs["agent"].to_list() == ["Y"]
