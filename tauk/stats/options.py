@@ -88,6 +88,12 @@ class IntervalOptions:
                 f"resample and statistic, {resamples * 8 / 1e9:.1f} GB each here"
             )
         object.__setattr__(self, "method", method.lower())
+        if self.method in _RESAMPLING and ci is not None and resamples < min_resamples(ci):
+            raise TaukError(
+                f"resamples={resamples} is too few for a {ci:.0%} {self.method} interval: its ends are the "
+                f"{(1 - ci) / 2:.3g} and {(1 + ci) / 2:.3g} quantiles of the resamples, which need at least "
+                f"{min_resamples(ci)} of them (thousands for a stable interval; the default is {RESAMPLES:,})"
+            )
 
     @property
     def level(self) -> float:
@@ -106,6 +112,17 @@ class IntervalOptions:
 
 
 _DEFAULTS = {f.name: f.default for f in fields(IntervalOptions)}
+_RESAMPLING = ("bca", "percentile", "bootstrap-t")
+
+
+def min_resamples(level: float) -> int:
+    """The fewest resamples whose (1 ± level)/2 quantiles are distinct order statistics: (B + 1)·(1 − level)/2 ≥ 1,
+    i.e. B ≥ 2/(1 − level) − 1 (39 at 95 %). Fewer give an interval made of the extreme resamples, or of one.
+
+    >>> min_resamples(0.95), min_resamples(0.9), min_resamples(0.99)
+    (39, 19, 199)
+    """
+    return max(1, math.ceil(2.0 / (1.0 - level) - 1.0 - 1e-9))
 
 
 def interval_options(options: IntervalOptions | None = None, **loose: Any) -> IntervalOptions:

@@ -42,6 +42,18 @@ def test_interval_options_are_checked_frozen_and_lower_case():
         IntervalOptions(resamples=10**9)
     assert IntervalOptions(resamples=conventions.MAX_RESAMPLES).resamples == conventions.MAX_RESAMPLES
     assert IntervalOptions(ci=None).level == conventions.CI_LEVEL  # where an interval is always given
+    # a resampling interval needs its tail quantiles to be distinct resamples: resamples=1 gave the zero-width
+    # [estimate, estimate] with no note (the statistics audit's open question)
+    from tauk.stats.options import min_resamples
+
+    for method in ("bca", "percentile", "bootstrap-t"):
+        with pytest.raises(TaukError, match=r"resamples=1 is too few for a 95% .* at least 39"):
+            IntervalOptions(method=method, resamples=1)
+        assert IntervalOptions(method=method, resamples=min_resamples(0.95)).resamples == 39
+    with pytest.raises(TaukError, match="at least 199"):
+        IntervalOptions(ci=0.99, method="percentile", resamples=99)
+    assert IntervalOptions(method="model", resamples=1).resamples == 1  # the model needs no resamples
+    assert IntervalOptions(ci=None, method="bca", resamples=1).ci is None  # no interval asked
 
 
 def test_defaults_are_the_conventions():
