@@ -299,14 +299,14 @@ def test_a_same_size_edit_with_the_time_kept_is_seen(tmp_path, monkeypatch):
 
 
 def test_an_unchanged_source_is_proven_by_its_metadata_without_reading_it(tmp_path, monkeypatch):
-    from tauk.store import _ingest
+    from tauk.store import _ingest, _sources
 
     src = _copy(tmp_path)
     root = tmp_path / "st"
     tauk.ingest(src, root, progress=False)
     monkeypatch.setattr(_ingest, "RACY_NS", -1)
     reads = []
-    monkeypatch.setattr(_ingest, "read_bytes", lambda *a, **k: reads.append(a) or b"")
+    monkeypatch.setattr(_sources, "read_bytes", lambda *a, **k: reads.append(a) or b"")  # content_hash's reads
     assert len(tauk.ingest(src, root, progress=False).unchanged) == 1 and not reads
     os.utime(src)  # touched, not changed: hashed again, still unchanged
     monkeypatch.undo()

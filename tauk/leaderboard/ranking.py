@@ -45,7 +45,7 @@ from tauk.table import Interval, SummaryTable
 
 from ._stats import compare, holm
 from .choices import QUESTIONS
-from .recovery import SETUP_FIELDS
+from .recovery import PUBLISHED_SETUP_FIELDS
 from .rows import ROW_KEYS, RowIntervals, row_intervals, task_values
 
 sps = lazy("scipy.stats")
@@ -142,7 +142,8 @@ class DomainRanking:
     over the domain's adjacent pairs).
     ``domains``: one row per (domain, modality): rows ranked, rows left out (not recovered), possibly-best count,
     tiers, adjacent pairs separable (unpaired / paired view), mdd range (points), setups_differ (the published
-    setup fields on which the ranked rows differ, with their values: :func:`setup_differences`; null when none).
+    setup fields on which the ranked rows differ, with their values: :func:`published_setup_differences`; null
+    when none).
     """
 
     frame: pl.DataFrame
@@ -371,7 +372,8 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
                 "separable": views["_paired"][4].get((i, j)) if adjacent else None,
             })  # fmt: skip
         mdd = [r["mdd_single_runs"] for r in recs if r["mdd_single_runs"] is not None]
-        differ = setup_differences([rows.recovery.meta.get((r["submission_id"], dom), {}) for r in recs])
+        metas = [rows.recovery.meta.get((r["submission_id"], dom), {}) for r in recs]
+        differ = published_setup_differences(metas)
         dom_rows.append({
             "domain": dom, "modality": mod, "n_ranked": K, "n_left_out": left_out,
             "n_possibly_best": int(sum(views[""][0] == 1)), "n_tiers": max(views[""][5].values()),
@@ -395,13 +397,13 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
     return DomainRanking(frame, pairs, doms, int(k), level, question, rows)
 
 
-def setup_differences(metas: Sequence[Mapping[str, Any]], *, width: int = 30) -> str | None:
-    """The published setup fields (:data:`~tauk.leaderboard.recovery.SETUP_FIELDS`) on which some rows differ, with
-    their values (each cut to ``width`` characters); None when the rows agree on all of them.
+def published_setup_differences(metas: Sequence[Mapping[str, Any]], *, width: int = 30) -> str | None:
+    """The published setup fields (:data:`~tauk.leaderboard.recovery.PUBLISHED_SETUP_FIELDS`) on which some rows
+    differ, with their values (each cut to ``width`` characters); None when the rows agree on all of them.
 
     Examples
     --------
-    >>> setup_differences([{"user_simulator": "gpt-4.1", "tau2_bench_version": "0.1.3"},
+    >>> published_setup_differences([{"user_simulator": "gpt-4.1", "tau2_bench_version": "0.1.3"},
     ...                    {"user_simulator": "gpt-5.2", "tau2_bench_version": "v0.1.3"}])
     'user_simulator (gpt-4.1 | gpt-5.2)'
     """
@@ -411,7 +413,7 @@ def setup_differences(metas: Sequence[Mapping[str, Any]], *, width: int = 30) ->
         return str(v).removeprefix("v") if f == "tau2_bench_version" else str(v)  # "v0.1.3" is "0.1.3"
 
     parts = []
-    for f in SETUP_FIELDS:
+    for f in PUBLISHED_SETUP_FIELDS:
         values = sorted({shown(f, m.get(f)) for m in metas})
         if len(values) > 1:
             cut = [v if len(v) <= width else v[: width - 1] + "…" for v in values]

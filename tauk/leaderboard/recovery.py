@@ -71,10 +71,10 @@ __all__ = [
     "recover_row",
     "recover",
     "histogram_counts",
-    "SETUP_FIELDS",
+    "PUBLISHED_SETUP_FIELDS",
 ]
 
-SETUP_FIELDS = ("user_simulator", "tau2_bench_version", "retrieval_config")
+PUBLISHED_SETUP_FIELDS = ("user_simulator", "tau2_bench_version", "retrieval_config")
 """The published fields of a row that are part of its setup (``Recovery.meta`` keeps them per row): rows that differ
 in one are not runs of one experiment, whatever their domain and modality."""
 
@@ -521,6 +521,6 @@ def recover(board: Any, *, trials: int | Mapping[Any, int] | None = None, tasks:
         rows[(sid, dom)] = rr
         mode = "full_duplex" if r.get("modality") == "voice" else "normal"
         meta[(sid, dom)] = {"model": r.get("model"), "setup": f"{dom}/{mode}/{r.get('user_simulator') or '?'}/?",
-                            **{f: r.get(f) for f in SETUP_FIELDS}}
+                            **{f: r.get(f) for f in PUBLISHED_SETUP_FIELDS}}
     frame = pl.DataFrame(out_rows, schema=_FRAME_SCHEMA) if out_rows else pl.DataFrame(schema=_FRAME_SCHEMA)
     return Recovery(frame, rows, meta)

@@ -113,7 +113,9 @@ def csv_safe_expr(column: str) -> Any:
     import polars as pl
 
     col = pl.col(column)
-    risky = col.str.contains(r"^[=+\-@\t\r]")
+    risky = col.str.starts_with(_FORMULA_START[0])
+    for start in _FORMULA_START[1:]:
+        risky = risky | col.str.starts_with(start)
     return pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(column)
 
 
