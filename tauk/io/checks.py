@@ -401,6 +401,26 @@ def _definition(task: S.Task) -> Any:
             plain(msgspec.json.encode(task.evaluation_criteria)))  # fmt: skip
 
 
+def definitions_by_id(tasks: list[S.Task]) -> tuple[dict[str, int], list[S.Task], list[int], list[tuple[int, int, str]]]:
+    """Task definitions grouped by id: the position of each id's first definition, those first definitions (in
+    order), the positions of word-for-word repeats, and (position, first position, id) of each definition that
+    reuses an id with a different definition."""
+    first: dict[str, int] = {}
+    keep: list[S.Task] = []
+    copies: list[int] = []
+    differing: list[tuple[int, int, str]] = []
+    for i, task in enumerate(tasks):
+        tid = str(task.id)
+        if tid not in first:
+            first[tid] = i
+            keep.append(task)
+        elif _definition(task) == _definition(tasks[first[tid]]):
+            copies.append(i)
+        else:
+            differing.append((i, first[tid], tid))
+    return first, keep, copies, differing
+
+
 def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
     """Task definitions sharing an id: a second copy of the same definition is dropped, with a report line; two
     different definitions under one id are refused by name under strict loading — which of them graded the
@@ -411,19 +431,7 @@ def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
     if not run.tasks:
         return
     tasks_file = str(run.path / "results.json" if run.format == "tau2-dir" else run.path)
-    first: dict[str, int] = {}
-    keep: list[S.Task] = []
-    copies: list[int] = []
-    differing: list[tuple[int, int, str]] = []
-    for i, task in enumerate(run.tasks):
-        tid = str(task.id)
-        if tid not in first:
-            first[tid] = i
-            keep.append(task)
-        elif _definition(task) == _definition(run.tasks[first[tid]]):
-            copies.append(i)
-        else:
-            differing.append((i, first[tid], tid))
+    first, keep, copies, differing = definitions_by_id(run.tasks)
     if differing:
         i, j, tid = differing[0]
         msg = (f"{len(differing)} task definition(s) reuse the id of a different definition (e.g. {tid!r} at "

@@ -254,18 +254,13 @@ def _one_definition_per_id(tasks: list[S.Task], source: str, at: str = "$") -> l
     """Each task id once: a word-for-word repeat of a definition is kept once (nothing is lost); two different
     definitions under one id are a :class:`LoadError` naming both places — which one is meant is not known, and
     the tasks frame would hold two rows for one task."""
-    from tauk.io.checks import _definition
+    from tauk.io.checks import definitions_by_id
 
-    first: dict[str, int] = {}
-    out = []
-    for i, task in enumerate(tasks):
-        tid = str(task.id)
-        if tid not in first:
-            first[tid] = i
-            out.append(task)
-        elif _definition(task) != _definition(tasks[first[tid]]):
-            raise LoadError(source, f"{at}[{i}].id", f"task {tid!r} is defined twice, differently ({at}[{first[tid]}] "
-                            f"and {at}[{i}]): which definition is meant is not known")  # fmt: skip
+    _, out, _, differing = definitions_by_id(tasks)
+    if differing:
+        i, j, tid = differing[0]
+        raise LoadError(source, f"{at}[{i}].id", f"task {tid!r} is defined twice, differently ({at}[{j}] and "
+                        f"{at}[{i}]): which definition is meant is not known")  # fmt: skip
     return out
 
 
