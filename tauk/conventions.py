@@ -172,8 +172,8 @@ MIN_COVERAGE = 0.8
 this share of its planned trials (infrastructure errors dropped, trial indices missing) is flagged and not ranked."""
 
 PAIRED_TEST = "score"
-"""Default headline test of a comparison: the score test and its interval (Tango's joined with an adjusted Wald one where
-every per-task difference is −1, 0 or 1, with the exact unconditional p-value; :mod:`tauk.stats.comparisons.score`). Until 0.x it was ``"t"``."""
+"""Default headline test of a comparison: the score test and its interval (where every per-task difference is −1, 0 or 1 an
+exact interval designed by integer programming, or Tango's joined with an adjusted Wald one outside its range, with the exact unconditional p-value; :mod:`tauk.stats.comparisons.score`). Until 0.x it was ``"t"``."""
 
 PAIRED_TESTS: tuple[str, ...] = ("score", "t", "signflip", "signflip-mid")
 """Every ``test=`` of :func:`tauk.stats.compare` (the score test, the paired t test, the exact sign-flip test, its

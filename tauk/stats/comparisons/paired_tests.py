@@ -5,8 +5,9 @@ E[d_t] over tasks. :func:`paired_test` reports the estimate d̄, an interval and
 test, so the interval excludes 0 exactly when p < α.
 
 Default: the score test (``test="score"``, :mod:`tauk.stats.comparisons.score`): for each candidate δ, |d̄ − δ| in
-units of the spread d_t would have if its mean were δ — where every d_t is −1, 0 or 1 Tango's score interval joined
-with an adjusted Wald one (``score.ternary_ends``), with the exact unconditional p-value (size ≤ α at every null discordance rate), the same construction on the observed values
+units of the spread d_t would have if its mean were δ — where every d_t is −1, 0 or 1 the designed exact interval
+(:mod:`~tauk.stats.comparisons.ternary_design`; outside its range Tango's score interval joined with an adjusted
+Wald one, ``score.ternary_ends``), with the exact unconditional p-value (size ≤ α at every null discordance rate), the same construction on the observed values
 otherwise. It covers a true difference away from 0 where the t interval does not (few tasks differing) and never
 has zero width. The paired t test below stays as ``test="t"`` (the default before) and as the ``t_low`` /
 ``t_high`` / ``p_t`` columns of a comparison.
@@ -273,9 +274,9 @@ def paired_test(
         Confidence level of the interval (default :data:`tauk.conventions.CI_LEVEL`); the test's α is 1 − ci.
         (Called ``level`` before; ``level=`` works for one release.)
     test : {"score", "t", "signflip", "signflip-mid"}
-        ``"score"`` (default): the score test and interval of :mod:`tauk.stats.comparisons.score` (Tango's
-        score interval joined with an adjusted Wald one, with the exact unconditional p-value, where every d_t is
-        −1, 0 or 1; never zero width).
+        ``"score"`` (default): the score test and interval of :mod:`tauk.stats.comparisons.score` (where every d_t
+        is −1, 0 or 1 the designed exact interval or, outside its range, Tango's score interval joined with an
+        adjusted Wald one, with the exact unconditional p-value; never zero width).
         ``"t"``: paired t with T − 1 df, t = d̄/(s/√T), p = 2·P(t_{T−1} > |t|), interval
         d̄ ± t_{T−1, 1−α/2}·s/√T clipped to [−1, 1] (see the module notes for the degenerate s = 0 case).
         ``"signflip"``: p = P(|Σ s_t d_t| ≥ |Σ d_t|) over independent fair signs s_t (exact; = exact McNemar with

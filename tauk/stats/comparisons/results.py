@@ -137,7 +137,7 @@ class Comparison:
 
     ``frame`` columns: group keys, a, b, k, n_tasks (shared, n_t ≥ k for both), n_tasks_only_a, n_tasks_only_b,
     n_tasks_excluded (shared but n_t < k), estimate_a, estimate_b, diff, ci_low/ci_high (the headline interval;
-    ``interval_method`` says which: "score" (the default: Tango's ∪ adjusted Wald / the paired t / the constrained-MLE score
+    ``interval_method`` says which: "score" (the default: the designed exact ternary interval or Tango's ∪ adjusted Wald / the skew t / the constrained-MLE score
     interval, :mod:`tauk.stats.comparisons.score`), "paired t", "sign-flip inversion", or "<method> paired task
     bootstrap"), test and
     p_value (the headline test and its p), se, t_low/t_high and p_t (the paired t, T−1 df), p_signflip

@@ -23,13 +23,19 @@ The p-value tests δ = 0 with the same statistic:
   extreme), the sup over a grid of q (exact sums; up to :data:`EM_MAX_T` tasks, ordered by |z| above). Its size is
   ≤ α at every q by construction (4.93 % at T = 20, where the paired t's reaches 5.74 %), and at T = 20 it has
   ≥ 0.99× the power of the best valid non-randomised test in every measured cell (ordering by |z| alone — Suissa
-  and Shuster's test — had 0.42–0.84×: ``benchmarks/results/compare_power_T20.txt``). The interval
-  (:func:`ternary_ends`) is the union of an Agresti–Min adjusted Wald interval (½ added to each discordant count,
+  and Shuster's test — had 0.42–0.84×: ``benchmarks/results/compare_power_T20.txt``). The interval, at the 95 %
+  level and with T in the designed range (:func:`~tauk.stats.comparisons.ternary_design.designed_range`), is read
+  from a table designed by integer programming (:mod:`~tauk.stats.comparisons.ternary_design`): coverage ≥ 94 % at
+  every trinomial parameter, 0 inside exactly where the exact test does not reject, the estimate inside, ends
+  monotone in (m⁺, m⁻), no end beyond the union interval below at 99 %, and the least largest width relative to
+  the paired t's over the calibration's ternary cells that the search found (``benchmarks/compare_ternary_design.py``,
+  ``benchmarks/results/compare_ternary_design.txt``). Elsewhere (other levels, larger T) it is the union interval
+  (:func:`ternary_ends`) of an Agresti–Min adjusted Wald interval (½ added to each discordant count,
   critical 2.0), Tango's score interval at c = 1.7 rising to z_{1−α/2} with the discordant share and, where every
   differing task went one way, the exact one-sided bound at 94 % ([−1, 1] when no outcome with T tasks has
   p < α): narrower than Tango's at z_{1−α/2} where few tasks differ, with a worst coverage over all
   trinomial parameters of 92.6–93.5 % instead of 83.5–83.8 % (T = 10–50;
-  ``benchmarks/results/compare_ternary_search.txt``). It reaches to 0 where
+  ``benchmarks/results/compare_ternary_search.txt``). The union reaches to 0 where
   it excludes 0 but the exact test does not reject, and where the test rejects but it still holds 0 (5 – 0 of 20)
   its end towards 0 is Tango's at z_{1−α/2}, so the two agree on excluding 0 (checked per row:
   ``interval_excludes_0``, ``p_below_alpha``, ``interval_note``);
@@ -76,11 +82,11 @@ Examples
 >>> from tauk.stats.comparisons.score import score_test
 >>> r = score_test(np.zeros(10))  # no task differs: a finite interval, not [0, 0]
 >>> print(f"[{r.lo:.3f}, {r.hi:.3f}] p = {r.p_value:.2f} ({r.reference})")
-[-0.245, 0.245] p = 1.00 (exact unconditional)
+[-0.250, 0.250] p = 1.00 (exact unconditional)
 >>> d = np.array([1.0] * 8 + [-1.0] + [0.0] * 11)  # 8 tasks won by A, 1 by B, 11 ties
 >>> r = score_test(d)
 >>> print(f"{r.estimate:.2f} [{r.lo:.3f}, {r.hi:.3f}] p = {r.p_value:.4f}")
-0.35 [0.070, 0.597] p = 0.0188
+0.35 [0.025, 0.560] p = 0.0188
 """
 
 from __future__ import annotations
@@ -111,6 +117,7 @@ from .skew_t import (
     union_ends,
     union_pvalue,
 )
+from .ternary_design import designed_ends
 
 __all__ = ["EM_MAX_T", "MIN_DIFFERING_FOR_T", "TrialCounts", "binomial_floor", "floored_t_ends", "floored_t_pvalue", "hall_ends", "skew_t_ends", "skew_t_pvalue", "skewness", "ScoreTest", "ternary_em_pvalue", "score_pvalue", "score_test", "score_z", "ternary_pvalue", "ternary_critical", "ternary_ends", "is_ternary", "TERNARY_PSEUDO", "TERNARY_WALD_Z", "TERNARY_SCORE_C0", "TERNARY_EDGE_ALPHA"]
 
@@ -569,7 +576,8 @@ def score_test(d: np.ndarray, *, ci: float = CI_LEVEL, trials: TrialCounts | Non
         lo, hi = _edges(d, c)
         return ScoreTest(est, lo, hi, float(p), reference, c)
     a, b = int(np.sum(d == 1)), int(np.sum(d == -1))
-    lo, hi = ternary_ends(a, b, T, alpha)
+    designed = designed_ends(a, b, T, alpha)
+    lo, hi = designed if designed is not None else ternary_ends(a, b, T, alpha)
     if p >= alpha:
         # the exact test keeps 0 where the interval alone would not (a few sparse outcomes, e.g. 4 – 0 of 10): the
         # interval reaches to 0, so it never claims more than the test
