@@ -364,3 +364,19 @@ def test_the_replay_speed_row_quotes_its_kept_runs():
     wall = re.search(r"wall ratio workers=1 / workers=2 \(medians\): ([\d.]+)×",
                      build.read("bench_replay_parallel_40000.txt")).group(1)  # fmt: skip
     assert f"medians of 2): {wall}× wall" in readme
+
+
+def test_the_designed_ternary_interval_figures_match_its_results():
+    text = build.read("compare_ternary_design.txt")
+    rows = {int(m[1]): (float(m[2]), float(m[3])) for m in
+            re.finditer(r"^\s*(\d+)\s+\d+\s+([\d.]+)\s+n=k=.*?\s([\d.]+)%", text, re.M)}  # fmt: skip
+    assert sorted(rows) == list(range(6, 51))
+    lowest = min(cov for _, cov in rows.values())
+    assert lowest >= 94.0
+    readme = (build.ROOT / "README.md").read_text(encoding="utf-8")
+    assert (f"designed by integer programming for 6–50 tasks (`benchmarks/compare_ternary_design.py`): largest mean "
+            f"width ÷ the t's {rows[10][0]:.3f} at T = 10, {rows[20][0]:.3f} at T = 20, coverage ≥ {lowest:.2f} % at "
+            "every trinomial parameter") in readme
+    refine = build.read("compare_width_cell_refine.txt")
+    ratio = re.search(r"floor ÷ t = ([\d.]+) ± ([\d.]+) → ≤ 1\.10× t only if invalid", refine)
+    assert ratio and f"sharper floor settles one more ({ratio.group(1)} ± {ratio.group(2)}" in readme
