@@ -40,58 +40,25 @@ Run: ``nice python benchmarks/compare_ternary_design.py --T 6-50 --workers 2`` (
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from scipy import optimize, sparse, special, stats
+from scipy import optimize, sparse, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibration_compare_delta import DELTAS, POPULATIONS, reachable, trinomial_probs  # noqa: E402
+from compare_width_bound import outcomes, trinomial  # noqa: E402  (m⁺ major: the package table's order)
+from compare_width_bound_integer import _quiet_stdout  # noqa: E402
 
 from tauk.stats.comparisons.score import ternary_em_pvalue, ternary_ends  # noqa: E402
 
 ALPHA = 0.05
 TARGET_COVERAGE = 0.94
 OUT = Path(__file__).resolve().parents[1] / "tauk" / "stats" / "comparisons" / "ternary_design.npz"
-
-
-@contextlib.contextmanager
-def _quiet_stdout():
-    """HiGHS's MIP solver writes progress lines to file descriptor 1 itself; keep them out of the report."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    with open(os.devnull, "w") as null:
-        os.dup2(null.fileno(), 1)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-
-
-def outcomes(T: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every (m⁺, m⁻) with m⁺ + m⁻ ≤ T, in the order of the package table (m⁺ major)."""
-    a, b = np.meshgrid(np.arange(T + 1), np.arange(T + 1), indexing="ij")
-    keep = a + b <= T
-    return a[keep], b[keep]
-
-
-def trinomial(T: int, a: np.ndarray, b: np.ndarray, pp, pm) -> np.ndarray:
-    """P(m⁺ = a, m⁻ = b) for each (pp, pm) row."""
-    logc = special.gammaln(T + 1) - special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(T - a - b + 1)
-    pp = np.asarray(pp, float)[:, None]
-    pm = np.asarray(pm, float)[:, None]
-    p0 = np.clip(1.0 - pp - pm, 0.0, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = logc[None, :] + special.xlogy(a[None, :], pp) + special.xlogy(b[None, :], pm) \
-            + special.xlogy((T - a - b)[None, :], p0)  # fmt: skip
-    return np.exp(lp)
 
 
 def t_ends(T: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

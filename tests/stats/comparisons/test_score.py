@@ -50,7 +50,13 @@ def _trinomial(T: int, pp: float, pm: float, fn) -> float:
 def _u_shaped_alternative(delta: float, k: int = 1) -> tuple[float, float]:
     """(P(d_t = +1), P(d_t = −1)) with p ~ Beta(0.3, 0.3) shared and A's logit shifted so that the pass^k difference
     is δ (few tasks differ: most are always or never solved); from a fixed sample of 200,000 tasks."""
-    p = np.random.default_rng(3).beta(0.3, 0.3, 200_000)
+    return _shared_beta_alternative(0.3, 0.3, delta, k)
+
+
+def _shared_beta_alternative(a: float, b: float, delta: float, k: int = 1) -> tuple[float, float]:
+    """(P(d_t = +1), P(d_t = −1)) with p ~ Beta(a, b) shared and A's logit shifted so that the pass^k difference is
+    δ; from a fixed sample of 200,000 tasks."""
+    p = np.random.default_rng(3).beta(a, b, 200_000)
     lg = special.logit(np.clip(p, 1e-12, 1 - 1e-12))
     lo, hi = -10.0, 10.0
     for _ in range(60):

@@ -12,7 +12,7 @@ from scipy import special
 from tauk.stats.comparisons.score import score_test, ternary_em_pvalue, ternary_ends
 from tauk.stats.comparisons.ternary_design import designed_ends, designed_range
 
-from .test_score import _t_ends, _ternary, _trinomial, _u_shaped_alternative
+from .test_score import _shared_beta_alternative, _t_ends, _ternary, _trinomial
 
 ALPHA = 0.05
 
@@ -80,19 +80,9 @@ def test_score_test_reports_the_designed_interval_where_there_is_one():
 
 
 def _calibration_cell(pop: str, k: int, delta: float) -> tuple[float, float]:
-    """(P(d = +1), P(d = −1)) of a ternary cell of ``benchmarks/calibration_compare_delta.py``: p ~ Beta(0.63, 0.88)
-    (τ-bench) shared, A's logit shifted; 200,000 tasks."""
-    if pop == "u-shaped":
-        return _u_shaped_alternative(delta, k=k)
-    p = np.random.default_rng(3).beta(0.63, 0.88, 200_000)
-    lg = special.logit(np.clip(p, 1e-12, 1 - 1e-12))
-    lo, hi = -10.0, 10.0
-    for _ in range(60):
-        s = 0.5 * (lo + hi)
-        pa = special.expit(lg + s)
-        lo, hi = (s, hi) if np.mean(pa**k) - np.mean(p**k) < delta else (lo, s)
-    ua, ub = pa**k, p**k
-    return float(np.mean(ua * (1 - ub))), float(np.mean(ub * (1 - ua)))
+    """(P(d = +1), P(d = −1)) of a ternary cell of ``benchmarks/calibration_compare_delta.py`` (u-shaped:
+    p ~ Beta(0.3, 0.3), τ-bench: Beta(0.63, 0.88), shared; A's logit shifted)."""
+    return _shared_beta_alternative(*{"u-shaped": (0.3, 0.3), "taubench": (0.63, 0.88)}[pop], delta, k)
 
 
 @pytest.mark.parametrize("pop,delta", [("u-shaped", 0.0), ("taubench", 0.0), ("taubench", -0.15)])
