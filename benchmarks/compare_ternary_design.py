@@ -16,7 +16,7 @@ populations, δ ∈ {0, ±0.07, ±0.15}) where the paired t covers ≥ 94 % at t
 measured there). Two more requirements keep every single interval sensible: no end beyond the union interval of
 :func:`tauk.stats.comparisons.score.ternary_ends` at 99 % (``--cap-alpha``), and each outcome's width counts in
 the objective with a small uniform weight (``--regularise``) — without them an outcome the cells almost never
-produce (11 – 0 of 12) was stretched towards 0 wherever that bought coverage cheaply.
+produce (every task won by A) was stretched towards 0 wherever that bought coverage cheaply.
 
 Per δ' = g > 0 there are two binaries per outcome o: x_o (o's upper end is below g) and y_o (its lower end is
 above g); o accepts g when neither. x is a down-set and y an up-set of the order "one more task won by A, or one
@@ -150,7 +150,7 @@ def design(T: int, params: list[dict], step: float, level: float, nq: int, round
             rows.append(trinomial(T, a, b, (q + e) / 2, (q - e) / 2))
         Pq.append(np.vstack(rows))
     # the cap: no end beyond the same outcome's union interval at level 1 − cap_alpha (99 %): the optimum is otherwise
-    # free to stretch an outcome the cells rarely see far from its estimate (11 – 0 of 12 gave [0.085, 1] before
+    # free to stretch an outcome the cells rarely see far from its estimate (12 – 0 of 12 gave [0.12, 1] before
     # the regularisation, 16 – 0 of 20 [0.34, 0.925] after it) when that buys coverage cheaply
     cap_x = np.zeros((J, n_o), bool)
     cap_y = np.zeros((J, n_o), bool)
