@@ -577,7 +577,9 @@ def score_test(d: np.ndarray, *, ci: float = CI_LEVEL, trials: TrialCounts | Non
         return ScoreTest(est, lo, hi, float(p), reference, c)
     a, b = int(np.sum(d == 1)), int(np.sum(d == -1))
     designed = designed_ends(a, b, T, alpha)
-    lo, hi = designed if designed is not None else ternary_ends(a, b, T, alpha)
+    if designed is not None:  # agrees with the exact test by construction (ternary_design)
+        return ScoreTest(est, *designed, float(p), reference, c)
+    lo, hi = ternary_ends(a, b, T, alpha)
     if p >= alpha:
         # the exact test keeps 0 where the interval alone would not (a few sparse outcomes, e.g. 4 – 0 of 10): the
         # interval reaches to 0, so it never claims more than the test

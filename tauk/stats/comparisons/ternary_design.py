@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,22 +40,26 @@ _TABLE = Path(__file__).with_name("ternary_design.npz")
 DESIGN_ALPHA = 0.05
 
 
+class _Table(NamedTuple):
+    alpha: float
+    ends: dict[int, tuple[np.ndarray, np.ndarray]]  # T → (lower ends, upper ends) in the order of :func:`_index`
+
+
 @lru_cache(maxsize=1)
-def _table() -> dict:
+def _table() -> _Table | None:
     if not _TABLE.exists():
-        return {}
+        return None
     with np.load(_TABLE) as z:
         step = float(z["step"])
-        out = {"step": step, "alpha": float(z["alpha"])}
-        for T in z["T"].tolist():
-            out[int(T)] = tuple(np.round(z[f"{end}_{T}"].astype(np.float64) * step - 1.0, 12) for end in ("lo", "hi"))
-        return out
+        ends = {int(T): tuple(np.round(z[f"{end}_{T}"].astype(np.float64) * step - 1.0, 12) for end in ("lo", "hi"))
+                for T in z["T"].tolist()}  # fmt: skip
+        return _Table(float(z["alpha"]), ends)
 
 
 def designed_range() -> tuple[int, int] | None:
     """(smallest, largest) T the table holds; None without a table."""
-    Ts = [k for k in _table() if isinstance(k, int)]
-    return (min(Ts), max(Ts)) if Ts else None
+    tab = _table()
+    return (min(tab.ends), max(tab.ends)) if tab and tab.ends else None
 
 
 def _index(a: int, b: int, T: int) -> int:
@@ -66,10 +71,10 @@ def designed_ends(a: int, b: int, T: int, alpha: float = DESIGN_ALPHA) -> tuple[
     """The designed interval of a tasks at +1 and b at −1 out of T, or None where there is no design (another level,
     or T outside :func:`designed_range`)."""
     tab = _table()
-    if not tab or abs(alpha - tab["alpha"]) > 1e-9 or T not in tab:
+    if tab is None or abs(alpha - tab.alpha) > 1e-9 or T not in tab.ends:
         return None
     if not (a >= 0 and b >= 0 and a + b <= T):
         raise ValueError(f"outcome ({a}, {b}) impossible with {T} tasks")
-    lo, hi = tab[T]
+    lo, hi = tab.ends[T]
     i = _index(a, b, T)
     return float(lo[i]), float(hi[i])

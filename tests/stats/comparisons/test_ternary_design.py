@@ -7,30 +7,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import special
 
 from tauk.stats.comparisons.score import score_test, ternary_em_pvalue, ternary_ends
 from tauk.stats.comparisons.ternary_design import designed_ends, designed_range
 
+from .test_paired_tests import _benchmark_module
 from .test_score import _shared_beta_alternative, _t_ends, _ternary, _trinomial
 
 ALPHA = 0.05
 
 
+_bound = _benchmark_module("compare_width_bound")  # outcomes (the table's order) and trinomial probabilities
+
+
 def _table(T: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    a, b = np.meshgrid(np.arange(T + 1), np.arange(T + 1), indexing="ij")
-    keep = a + b <= T
-    a, b = a[keep], b[keep]
+    a, b = _bound.outcomes(T)
     ends = np.array([designed_ends(int(x), int(y), T) for x, y in zip(a, b)])
     return a, b, ends[:, 0], ends[:, 1]
-
-
-def _probs(T: int, a: np.ndarray, b: np.ndarray, pp: np.ndarray, pm: np.ndarray) -> np.ndarray:
-    logc = special.gammaln(T + 1) - special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(T - a - b + 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = (logc[None, :] + special.xlogy(a[None, :], pp[:, None]) + special.xlogy(b[None, :], pm[:, None])
-              + special.xlogy((T - a - b)[None, :], np.clip(1.0 - pp - pm, 0.0, 1.0)[:, None]))  # fmt: skip
-    return np.exp(lp)
 
 
 def test_the_table_covers_the_range_it_claims():
@@ -50,7 +43,7 @@ def test_coverage_at_least_94_percent_at_every_trinomial_parameter(T):
     worst = 1.0
     for delta in np.linspace(-0.9995, 0.9995, 1601):
         q = abs(delta) + (1.0 - abs(delta)) * u
-        P = _probs(T, a, b, (q + delta) / 2, (q - delta) / 2)
+        P = _bound.trinomial(T, a, b, (q + delta) / 2, (q - delta) / 2)
         worst = min(worst, float((P @ ((lo <= delta + 1e-12) & (delta - 1e-12 <= hi))).min()))
     assert worst >= 0.94, (T, worst)
 
@@ -112,7 +105,7 @@ def test_exact_test_size_is_unchanged():
     T = 20
     a, b, lo, hi = _table(T)
     q = np.linspace(0.0, 1.0, 2001)
-    P = _probs(T, a, b, q / 2, q / 2)
+    P = _bound.trinomial(T, a, b, q / 2, q / 2)
     assert float((P @ ((lo > 0) | (hi < 0))).max()) <= ALPHA + 1e-12
 
 
