@@ -93,6 +93,34 @@ class TestCommunicate:
     def test_unicode_lowercase(self):
         assert comm([msg("assistant", "ÉTÉ À PARIS")], ["été à paris"]) == 1.0
 
+    def test_lowercase_as_python_where_unicode_versions_differ(self):
+        # τ²-bench lower-cases with Python; Polars follows a newer Unicode, which gave U+A7CB a lower case (ɤ) that
+        # Python 3.11–3.12 does not know: the check must follow Python's, on the string and on the message
+        for content, info in (("ɤ", "\ua7cb"), ("\ua7cb", "ɤ"), ("x \U00010d50 y", "\U00010d70"), ("ok \ua7cb", "\ua7cb")):
+            want = 1.0 if info.lower() in content.lower().replace(",", "") else 0.0
+            assert comm([msg("assistant", content)], [info]) == want, (content, info)
+        # contexts where both lower-case alike stay on the vectorised path (final sigma, dotted I)
+        assert comm([msg("assistant", "ΟΔΟΣ")], ["οδος"]) == (1.0 if "οδος" in "ΟΔΟΣ".lower() else 0.0)
+        assert comm([msg("assistant", "İSTANBUL")], ["i̇stanbul"]) == 1.0
+
+    def test_lowercase_mismatch_class_is_exact(self):
+        import re
+
+        import polars as pl
+
+        from tauk.scoring._kernel import lowercase_mismatch_class
+
+        def polars_lower(c):
+            return pl.Series([c]).str.to_lowercase()[0]
+
+        cls = lowercase_mismatch_class()
+        listed = set() if cls is None else set(re.findall(r"\\?(.)", cls[1:-1], flags=re.S))
+        odd = {c for c in listed if c.lower() != polars_lower(c)}  # the code points where the two differ
+        assert listed == odd | {x for c in odd for x in (*c.lower(), *polars_lower(c))}  # and their lower cases
+        cps = [chr(i) for i in range(0, 0x110000, 7) if not 0xD800 <= i <= 0xDFFF]
+        low = pl.Series(cps).str.to_lowercase().to_list()
+        assert {c for c, p in zip(cps, low) if c.lower() != p} <= odd
+
     def test_communicate_checks_first_message(self):
         r = build(
             [sim("s", "t", [msg("assistant", "hello"), msg("user", "x"), msg("assistant", "Total: $1,500"),
