@@ -176,3 +176,53 @@ def test_invalid_json_and_not_an_object(tmp_path: Path):
     empty.mkdir()
     with pytest.raises(LoadError, match="no leaderboard submission"):
         load_leaderboard(empty)
+
+
+# --------------------------------------------------------------------------- what the leaderboard's own schema reads
+LAX = [  # (field, value): spellings upstream's Submission (pydantic, lax) reads, and some it refuses
+    ("is_new", 1), ("is_new", 0), ("is_new", 1.0), ("is_new", "yes"), ("is_new", "No"), ("is_new", "TRUE"),
+    ("is_new", "off"), ("is_new", 2), ("is_new", "maybe"), ("is_new", " true"), ("is_new", ""),
+    ("trajectories_available", "t"), ("trajectories_available", 0.5),
+    ("pass_1", "85.5"), ("pass_1", " 42 "), ("pass_1", "1e1"), ("pass_1", "high"), ("pass_1", ""),
+]  # fmt: skip
+
+_UPSTREAM_LAX = """
+import json, sys
+from tau2.scripts.leaderboard.submission import Submission
+out = []
+for doc in json.loads(sys.argv[1]):
+    try:
+        s = Submission.model_validate(doc)
+        out.append([s.is_new, s.trajectories_available, s.results.airline.pass_1])
+    except Exception:
+        out.append(None)
+print(json.dumps(out))
+"""
+
+
+def test_lax_spellings_read_as_the_leaderboard_schema_reads_them(tmp_path: Path):
+    """0/1, "yes"/"no", "85.5" …: what upstream's pydantic Submission accepts, tauk reads to the same value; what it
+    refuses, tauk refuses with the file and the place (a boolean where a number belongs is refused here although
+    the schema would read true as 1.0)."""
+    from upstream_tau2 import run_upstream
+
+    base = {**GOOD, "contact_info": {"email": "a@b.c"}, "is_new": False, "trajectories_available": False}
+    docs = []
+    for field, value in LAX:
+        doc = json.loads(json.dumps(base))
+        (doc["results"]["airline"] if field == "pass_1" else doc)[field] = value
+        docs.append(doc)
+    theirs = run_upstream(_UPSTREAM_LAX, json.dumps(docs))
+    for (field, value), doc, want in zip(LAX, docs, theirs, strict=True):
+        p = _write(tmp_path, doc, "lax.json")
+        if want is None:
+            with pytest.raises(LoadError) as ei:
+                load_leaderboard(p)
+            assert ei.value.path == str(p) and field in ei.value.location, (field, value)
+            continue
+        row = load_leaderboard(p).row(0, named=True)
+        assert (row["is_new"], row["trajectories_available"]) == (want[0], want[1]), (field, value)
+        assert row["pass_1"] == pytest.approx(want[2] / 100.0), (field, value)
+    p = _write(tmp_path, {**base, "results": {**GOOD["results"], "airline": {"pass_1": True}}}, "bool.json")
+    with pytest.raises(LoadError, match="expected a number"):
+        load_leaderboard(p)

@@ -92,21 +92,45 @@ def _str(doc: dict, key: str, path: str, *, required: bool) -> str | None:
     return v
 
 
+#: the spellings of a boolean the leaderboard's own schema (pydantic, lax) accepts besides true / false
+_BOOL_TEXT = {"1": True, "on": True, "t": True, "true": True, "y": True, "yes": True,
+              "0": False, "off": False, "f": False, "false": False, "n": False, "no": False}  # fmt: skip
+
+
 def _bool(doc: dict, key: str, path: str) -> bool | None:
+    """A boolean field as the leaderboard's schema reads it: true / false, 0 / 1, or one of :data:`_BOOL_TEXT`
+    (any case); anything else is an error."""
     v = doc.get(key)
-    if v is None:
+    if v is None or isinstance(v, bool):
+        return v
+    if isinstance(v, int | float) and v in (0, 1):
+        return bool(v)
+    if isinstance(v, str) and v.lower() in _BOOL_TEXT:
+        return _BOOL_TEXT[v.lower()]
+    raise LoadError(path, f"$.{key}", f"expected true/false (or 0/1, \"yes\"/\"no\"), got {_type_name(v)} {v!r}")
+
+
+def _numeric(v: Any) -> float | None:
+    """A number, or a string holding one (the leaderboard's schema accepts "85.5" for 85.5); None otherwise — a
+    boolean is never a number here (the schema would read true as 1.0)."""
+    if isinstance(v, bool):
         return None
-    if not isinstance(v, bool):
-        raise LoadError(path, f"$.{key}", f"expected true/false, got {_type_name(v)} {v!r}")
-    return v
+    if isinstance(v, int | float):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
 
 
 def _number(v: Any, path: str, loc: str, lo: float | None, hi: float | None) -> float | None:
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int | float):
+    x = _numeric(v)
+    if x is None:
         raise LoadError(path, loc, f"expected a number or null, got {_type_name(v)} {v!r}")
-    x = float(v)
     if math.isnan(x) or math.isinf(x):
         raise LoadError(path, loc, f"expected a finite number, got {v!r}")
     if (lo is not None and x < lo) or (hi is not None and x > hi):
@@ -344,8 +368,10 @@ INTERACTION_SCHEMA: dict[str, pl.DataType] = {
 def _count(v: Any, path: str, loc: str) -> int | None:
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int | float) or (isinstance(v, float) and not v.is_integer()):
+    x = _numeric(v)
+    if x is None or not x.is_integer():
         raise LoadError(path, loc, f"expected a whole number of events, got {_type_name(v)} {v!r}")
+    v = int(x)
     if v < 0:
         raise LoadError(path, loc, f"expected a count ≥ 0, got {v!r}")
     return int(v)
