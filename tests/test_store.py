@@ -88,9 +88,12 @@ def test_overlapping_sources_as_load_does(tmp_path):
     doc = json.loads((SAMPLE / "atlas-large_airline.json").read_text())
     (folder / "final.json").write_text(json.dumps(doc))
     (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=doc["simulations"][:-1])))
-    with pytest.raises(tauk.LoadError, match="already in the store"):
+    with pytest.raises(tauk.LoadError, match="already in the store") as ei:
         tauk.ingest(folder, tmp_path / "strict", progress=False)
-    assert not (tmp_path / "strict" / "manifest.json").exists() or tauk.open(tmp_path / "strict").trials.height <= 99
+    # the first source was committed on its own before the second failed: the error says so, and it is there
+    assert "not stored; the 1 source(s) before it in this ingest were stored and stay" in str(ei.value)
+    assert ei.value.path == str((folder / "final.json").resolve())
+    assert tauk.open(tmp_path / "strict").trials.height == 99
     with pytest.warns(tauk.LoadWarning, match="kept once"):
         rep = tauk.ingest(folder, tmp_path / "lenient", strict=False, progress=False)
     assert rep.counts().get("overlapping_runs") == 99

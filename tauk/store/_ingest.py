@@ -320,10 +320,15 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
             entry, sim_keys = _ingest_one(root, path, src, rid, label, now, strict, report, keys, per_part,
                                           token, written)  # fmt: skip
             write_entry(root, entry)  # the commit point of this run
-        except BaseException:
+        except BaseException as exc:
             for f in written:  # never committed: nothing names them
                 with contextlib.suppress(OSError):
                     f.unlink()
+            if isinstance(exc, LoadError) and report.ingested:
+                # each source is committed on its own: say what this ingest stored before the one at fault
+                raise LoadError(exc.path, exc.location, f"{exc.message} — not stored; the {len(report.ingested)} "
+                                "source(s) before it in this ingest were stored and stay (each source is committed "
+                                "on its own; ingest again once it is fixed: unchanged sources are skipped)") from None
             raise
         if old is not None:  # after the commit: the old parts no entry names any more
             for rel in (f for fs in old["files"].values() for f in fs):
