@@ -46,11 +46,16 @@ class LoadError(TaukError):
     """
 
     def __init__(self, path: str, location: str | None, message: str):
+        from tauk.table import terminal_safe  # only when an error is raised
+
         self.path = str(path)
         self.location = location
         self.message = message
-        where = f" at {location}" if location else ""
-        super().__init__(f"{self.path}:{where}: {message}" if where else f"{self.path}: {message}")
+        # the path and the place are shown with their control characters made visible (a file name is untrusted
+        # text too); ``path`` and ``location`` keep them as they are
+        shown = terminal_safe(self.path)
+        where = f" at {terminal_safe(location)}" if location else ""
+        super().__init__(f"{shown}:{where}: {message}" if where else f"{shown}: {message}")
 
 
 class EvaluationError(TaukError):
@@ -75,8 +80,10 @@ class LoadIssue:
     skipped: int = 0
 
     def __str__(self) -> str:
-        where = f" at {self.location}" if self.location else ""
-        return f"{self.path}{where}: [{self.kind}] {self.message}"
+        from tauk.table import terminal_safe  # only when a report is printed
+
+        where = f" at {terminal_safe(self.location)}" if self.location else ""
+        return f"{terminal_safe(self.path)}{where}: [{self.kind}] {self.message}"
 
 
 @dataclass

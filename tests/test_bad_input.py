@@ -288,3 +288,21 @@ def test_mutated_real_files_fail_cleanly(tmp_path, shared_data, data, strict, wh
     p = tmp_path / "mutant.json"
     p.write_bytes(_apply(doc, mutation))
     _exercise(p, strict)
+
+
+def test_file_names_with_control_characters_are_shown_escaped(tmp_path: Path):
+    """A file name is untrusted text: the load report and a LoadError show its control characters made visible
+    (an ANSI escape in a downloaded file's name must not recolour or clear the terminal); ``.path`` keeps it."""
+    sample = sorted((Path(__file__).resolve().parents[1] / "data").glob("*.json"))[0]
+    doc = json.loads(sample.read_text())
+    doc["simulations"][1]["id"] = doc["simulations"][0]["id"]  # a duplicate: one report entry
+    p = tmp_path / "run\x1b[2J\u202e.json"
+    p.write_text(json.dumps(doc))
+    with pytest.warns(tauk.LoadWarning):
+        res = tauk.load(p, strict=False)
+    shown = str(res.report) + repr(res)
+    assert "run\\x1b[2J\\u202e.json" in shown
+    assert "\x1b" not in shown and "\u202e" not in shown
+    with pytest.raises(tauk.LoadError) as ei:
+        tauk.load(p)
+    assert ei.value.path == str(p) and "\x1b" not in str(ei.value) and "\\x1b[2J" in str(ei.value)
