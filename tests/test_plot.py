@@ -145,6 +145,19 @@ def test_forest_single_comparison(res):
         tp.forest(res.trials)
 
 
+@pytest.mark.parametrize("test", ["score", "t", "signflip"])
+def test_forest_legend_and_caption_name_the_test(res, test):
+    """Unadjusted p: the legend says which test's p (it said "p ()" for the default score test)."""
+    from matplotlib.text import Text
+
+    from tauk.stats.comparisons.results import TEST_NAMES
+
+    mc = compare_all(res, adjust="none", test=test, resamples=R, permutations=999)
+    text = " ".join(t.get_text() for t in tp.forest(mc).findobj(Text))
+    assert f"p ({TEST_NAMES[test]}) < 0.05" in text and "p ()" not in text
+    assert f"95% {TEST_NAMES[test]} interval" in " ".join(text.split())
+
+
 # ---------------------------------------------------------------------------------------------- tasks
 def test_success_heatmap_shape_and_order(res, agents):
     ax = tp.success_heatmap(res.trials).axes[0]

@@ -86,6 +86,16 @@ def test_comparison_table_is_compare_all_holm(report_dir: Path, res):
         assert float(r["p_adjusted"]) == pytest.approx(w["p_adjusted"], abs=5e-5)
 
 
+def test_readme_names_the_comparison_test_the_tables_used(report_dir: Path, res):
+    from tauk.conventions import PAIRED_TEST_DESCRIPTIONS
+
+    mc = compare_all(res, ci=0.95, resamples=DEFAULT_RESAMPLES, seed=0, adjust="holm")
+    settings = next(ln for ln in (report_dir / "README.md").read_text().splitlines() if ln.startswith("Settings:"))
+    assert f"comparisons: {PAIRED_TEST_DESCRIPTIONS[mc.test]} with its own interval" in settings
+    others = [d for t, d in PAIRED_TEST_DESCRIPTIONS.items() if t != mc.test]
+    assert not any(d in settings for d in others)
+
+
 def test_single_agent_skips_what_it_cannot_draw(tmp_path: Path, res):
     one = res.trials.filter(pl.col("agent") == "baseline")
     paths = write_report(one, tmp_path, resamples=99, formats=("png",))

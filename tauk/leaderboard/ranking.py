@@ -9,8 +9,8 @@ default), over the rows whose histogram was recovered. Two rows are compared by 
   (task difficulty) and the variance of the difference is Var_A + Var_B − 2·Cov, not Var_A + Var_B: the test is
   **conservative** (it separates fewer pairs than the data would with the pairing). Measured in
   ``benchmarks/leaderboard_calibration.py`` (kept in ``benchmarks/results/leaderboard_calibration.txt``).
-* **paired** (where trajectories exist for both rows): :func:`tauk.stats.compare`'s paired t on the shared tasks
-  replaces the unpaired test for that pair, and the table says which test each pair got.
+* **paired** (where trajectories exist for both rows): :func:`tauk.stats.compare`'s default paired test (the score
+  test) on the shared tasks replaces the unpaired test for that pair, and the table says which test each pair got.
 
 ``question="rerun"`` asks instead whether the gap exceeds run-to-run noise on these fixed tasks: a z test on the
 rows' re-run standard errors (independent runs, so unpaired is exact here; needs n ≥ 2 trials per task).
@@ -38,7 +38,7 @@ import numpy as np
 import polars as pl
 
 from tauk._lazy import lazy
-from tauk.conventions import domain_sort_key
+from tauk.conventions import PAIRED_TEST, PAIRED_TEST_DESCRIPTIONS, domain_sort_key
 from tauk.errors import TaukError
 from tauk.results import load
 from tauk.table import Interval, SummaryTable
@@ -47,6 +47,11 @@ from ._stats import compare, holm
 from .choices import QUESTIONS
 from .recovery import PUBLISHED_SETUP_FIELDS
 from .rows import ROW_KEYS, RowIntervals, row_intervals, task_values
+
+_SHORT = PAIRED_TEST_DESCRIPTIONS[PAIRED_TEST].split(" (")[0]
+PAIRED_VIEW_TEST = _SHORT if _SHORT.startswith("paired") else f"paired {_SHORT}"
+"""The ``test`` of a pair compared on shared tasks in the paired view: :func:`tauk.stats.compare`'s default test
+(``"paired score test"``)."""
 
 sps = lazy("scipy.stats")
 
@@ -138,7 +143,7 @@ class DomainRanking:
     unpaired ones elsewhere), has_trajectories.
     ``pairs``: every pair within a (domain, modality): a, b (a ranked above b), adjacent, difference, p_unpaired,
     p_paired (null without trajectories for both), test (of ``p``: "welch (unpaired, conservative)", "z (re-run)"
-    or "paired t"), p (the one used in the paired view), separable_unpaired, separable (adjacent pairs only, Holm
+    or :data:`PAIRED_VIEW_TEST`), p (the one used in the paired view), separable_unpaired, separable (adjacent pairs only, Holm
     over the domain's adjacent pairs).
     ``domains``: one row per (domain, modality): rows ranked, rows left out (not recovered), possibly-best count,
     tiers, adjacent pairs separable (unpaired / paired view), mdd range (points), setups_differ (the published
@@ -210,7 +215,7 @@ class DomainRanking:
                              f"{d['setups_differ']}; a gap between two rows of different setups is not the agents' "
                              "alone (the leaderboard ranks them together; so does this table)")  # fmt: skip
         if show_paired:
-            notes.append("* trajectories given: pairs of two such rows use the paired t on shared tasks "
+            notes.append(f"* trajectories given: pairs of two such rows use the {PAIRED_VIEW_TEST} on shared tasks "
                          "(tauk.stats.compare) in the paired view")
         return SummaryTable.build(f"Leaderboard ranking: pass^{self.k}, rank intervals and tie groups", cols, rows,
                                   notes, digits=1, fields=fields, keys=3)  # fmt: skip
@@ -274,7 +279,8 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
         ``"population"`` (default) or ``"rerun"``, see :data:`QUESTIONS`.
     trajectories
         Trials of some rows: a mapping (submission_id, domain) → a trials frame, :class:`tauk.Results` or a path.
-        Pairs of two such rows are compared with the paired t on shared tasks in the paired view.
+        Pairs of two such rows are compared with :func:`tauk.stats.compare`'s default paired test on shared tasks in
+        the paired view.
     domains, modality
         Keep some domains / one modality.
 
@@ -367,7 +373,7 @@ def domain_ranking(rows: Any, *, k: int = 1, ci: float | None = None, question: 
             pair_rows.append({
                 "domain": dom, "modality": mod, "a": recs[i]["submission_id"], "b": recs[j]["submission_id"],
                 "adjacent": adjacent, "difference": float(D[i, j]), "p_unpaired": _nan_none(P_un[i, j]),
-                "p_paired": pp, "test": "paired t" if pp is not None else test_un, "p": _nan_none(P_pa[i, j]),
+                "p_paired": pp, "test": PAIRED_VIEW_TEST if pp is not None else test_un, "p": _nan_none(P_pa[i, j]),
                 "separable_unpaired": views[""][4].get((i, j)) if adjacent else None,
                 "separable": views["_paired"][4].get((i, j)) if adjacent else None,
             })  # fmt: skip

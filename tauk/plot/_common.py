@@ -25,6 +25,7 @@ from matplotlib.font_manager import FontProperties
 
 from tauk.errors import TaukError
 from tauk.stats import as_trials
+from tauk.stats.comparisons.results import TEST_NAMES
 
 from ._figure import TaukFigure, figure_preset
 from ._presets import MIN_FONT_SIZE, active_preset, style
@@ -314,8 +315,7 @@ def interval_note(result: Any, interval: str = "tasks", what: str = "task-bootst
     ci = 0.95 if ci is None else ci  # a comparison always has its interval (at the default level)
     method = str(getattr(result, "method", "") or "")
     if method == "model" and test is not None:  # a comparison: the paired test's own interval
-        name = {"t": "paired t", "signflip": "sign-flip (inverted)", "signflip-mid": "mid-p sign-flip (inverted)"}
-        return f"{ci:.0%} {name.get(test, test)} interval"
+        return f"{ci:.0%} {TEST_NAMES.get(test, test)} interval"
     if method == "model":
         return f"{ci:.0%} beta-binomial model interval ({'these tasks re-run' if interval == 'rerun' else 'new tasks'})"
     if interval == "rerun":

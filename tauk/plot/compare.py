@@ -14,6 +14,7 @@ from matplotlib.ticker import MaxNLocator
 
 from tauk._compat import keyword_options
 from tauk.errors import TaukError
+from tauk.stats.comparisons.results import TEST_NAMES
 
 from ._colors import NEUTRAL
 from ._common import (
@@ -64,7 +65,7 @@ def _empty(r: dict[str, Any]) -> bool:
 def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = None, annotate: bool = True,
            figsize: Any = None) -> Figure:  # fmt: skip
     """Paired-difference forest plot: one row per pair (and ``by`` group) that shares tasks, the mean difference
-    a − b with its interval (the paired t test's by default; the caption names it), a zero line, and filled markers
+    a − b with its interval (the paired test's own by default; the caption names it), a zero line, and filled markers
     where the difference is significant after the family's adjustment (``p_adjusted`` of a MultipleComparison; the
     headline ``p_value`` for a single Comparison), hollow ones where it is not.
 
@@ -121,7 +122,7 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     labels = [_pair_label(r, by, width, two_lines=compact) for r in rows]
     caption = []
     note = interval_note(comparison, what="paired task-bootstrap")
-    test = {"t": "paired t", "signflip": "sign-flip", "signflip-mid": "mid-p sign-flip"}.get(comparison.test, "")
+    test = TEST_NAMES.get(comparison.test, str(comparison.test))
     caption.append((f"Bars: {note}; " if note else "") + "n = tasks both agents ran.")
     if any(r.get("ci_low") is None for r in rows):
         caption.append("Pairs on fewer than 2 common tasks have no interval.")

@@ -22,6 +22,7 @@ from tauk._compat import keyword_options
 from tauk.conventions import CI_LEVEL as CI_LEVEL_DEFAULT
 from tauk.conventions import OVERALL_DOMAINS
 from tauk.errors import TaukError
+from tauk.leaderboard.ranking import PAIRED_VIEW_TEST
 
 from ._colors import LIGHT, register_agents
 from ._common import (
@@ -412,7 +413,7 @@ def leaderboard_ranks(
     level = getattr(ranking, "ci", CI_LEVEL_DEFAULT)
     k = getattr(ranking, "k", 1)
     question = getattr(ranking, "question", "population")
-    test = ("the paired t where both rows have trajectories, else " if paired else "") + (
+    test = (f"the {PAIRED_VIEW_TEST} where both rows have trajectories, else " if paired else "") + (
         "Welch's t on per-task values, unpaired (conservative: the rows ran the same tasks)"
         if question == "population" else "a z test on the re-run standard errors")  # fmt: skip
     caption = [f"Dots: pass^{k} recovered from each row's published pass^1…pass^n; bars: its {level:.0%} interval "

@@ -1,6 +1,9 @@
 """How many tasks (and trials per task) a paired comparison needs (docs/spec.md §4): :func:`power_analysis`.
 
-The plan is for the test :func:`tauk.stats.compare` reports: the two-sided paired t test with T − 1 df. Its power
+The plan is for the two-sided paired t test with T − 1 df (:func:`tauk.stats.compare` with ``test="t"``).
+:func:`~tauk.stats.compare`'s default, the score test, rejected no more often than the t in any cell of its
+calibration away from δ = 0 and at most a few points less (docs/calibration/comparisons.md), so a plan for the t is a
+plan for the default test up to that shortfall. Its power
 against a mean per-task difference δ is that of the noncentral t (:func:`tauk.stats.power.planning.power_t`),
 
     power(T) = P(|t'_{T−1}(λ)| > t_{T−1, 1−α/2}),   λ = δ·√T / σ_d,   σ_d² = Var(d_t),
@@ -110,7 +113,8 @@ class PowerResult:
                 for r in self.frame.iter_rows(named=True)]  # fmt: skip
         notes = [
             f"δ = {self.delta}, two-sided α = {self.alpha}, power = {self.target_power}; source: {self.source}",
-            "tasks needed for the paired t test compare() reports (noncentral t, T − 1 df)",
+            "tasks needed for the paired t test (compare(test='t'); noncentral t, T − 1 df); compare()'s default "
+            "score test rejects no more often than the t, at most a few points less (docs/calibration/comparisons.md)",
             ("Var(d_t): not estimated" if self.var_d is None else f"Var(d_t) = {round(self.var_d, 6)}")
             + " at the pilot's trials per task"
             + ("" if self.pilot_trials_per_task is None else f" ({self.pilot_trials_per_task:g})"),

@@ -1,7 +1,8 @@
-"""How many tasks a paired comparison needs, for the test compare() reports (docs/spec.md §4).
+"""How many tasks a paired comparison needs, for the paired t test (docs/spec.md §4).
 
-The comparison's p-value is the paired t test (:mod:`tauk.stats.comparisons.paired_tests`), so the power at T tasks is
-that of a two-sided t test with T − 1 df, from the noncentral t (:func:`power_t`):
+The plan is for compare()'s paired t test (``test="t"``, :mod:`tauk.stats.comparisons.paired_tests`; its default,
+the score test, rejects no more often and at most a few points less: docs/calibration/comparisons.md), so the power at
+T tasks is that of a two-sided t test with T − 1 df, from the noncentral t (:func:`power_t`):
 
     power(T) = P(|t'_{T−1}(λ)| > t_{T−1, 1−α/2}),   λ = δ·√T / σ_d,   σ_d² = Var(d_t),
 
@@ -104,7 +105,7 @@ def expected_power_t(T: int, delta: float, var_d: float, df: float | None, *, al
 @keyword_options(("delta", "var_d", "alpha", "power"), renamed={"power": "target_power"})
 def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_power: float = TARGET_POWER,
                  df: float | None = None) -> int:  # fmt: skip
-    """Tasks needed to detect a mean per-task difference ``delta`` with the paired t test compare() reports: the
+    """Tasks needed to detect a mean per-task difference ``delta`` with compare()'s paired t test (``test="t"``): the
     smallest T ≥ 2 whose power (noncentral t, T − 1 df) is at least ``target_power``.
 
     Parameters
