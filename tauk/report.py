@@ -360,7 +360,8 @@ def write_report(
             scoring input it does not have and is skipped).
         ci, method, resamples, seed: interval settings for every table and figure (default ``"model"``: the
             beta-binomial model, with a BCa fallback of ``resamples`` where its check fails; comparisons:
-            the paired t test's interval, or the paired task bootstrap for a bootstrap ``method``). Defaults from
+            the paired test's own interval — the score test's by default — or the paired task bootstrap for a
+            bootstrap ``method``). Defaults from
             ``tauk.conventions``.
         infra: ``"drop"`` (τ²-bench ≥ 1.0) or ``"fail"`` (leaderboard convention) for infrastructure errors.
         leaderboard: a leaderboard folder (or the frame of ``load_leaderboard``) to add the leaderboard figure.
