@@ -156,8 +156,8 @@ def compare(
         cluster-robust (CR2) t test with G − 1 degrees of freedom (``n_clusters``, ``se_cluster``).
     run_effects
         ``"adjust"`` (default): where an agent's passes (trial indices of its runs) differ beyond chance
-        (σ̂²_run > 0; ``run_effect_p_a`` / ``_b``, ``run_var_a`` / ``_b``), the headline t test and its interval
-        add both agents' run-level variance (``se_run``; each part with its own t quantile, ``df`` the equivalent one) and ``adjusted_for`` says so;
+        (σ̂²_run > 0; ``run_effect_p_a`` / ``_b``, ``run_var_a`` / ``_b``), the headline test and its interval
+        are joined (hull, larger p) with a t test that adds both agents' run-level variance (``se_run``; each part with its own t quantile, ``df`` the equivalent one) and ``adjusted_for`` says so;
         ``"report"``: report them only. With one pass per agent a run effect cannot be told from the agent
         difference (a note says so; see :mod:`tauk.stats.noise`).
 

@@ -205,7 +205,7 @@ class Comparison:
 
     @property
     def p_value(self) -> float | None:
-        """The headline p-value (of ``test``, the paired t by default) when there is a single group."""
+        """The headline p-value (of ``test``, the score test by default) when there is a single group."""
         return self.row()["p_value"]
 
     def summary(self) -> SummaryTable:
@@ -284,11 +284,12 @@ def _dependence_notes(result: Any) -> list[str]:
         if ps.height:
             hit = int((ps.to_series() < 0.05).sum())
             out.append(f"run effects (Cochran's Q over each agent's task × pass table): tested for {ps.height} "
-                       f"agent(s) × group(s), {hit} with p < 0.05; where σ̂²_run > 0 the headline t test adds the "
-                       "run-level variance (adjusted_for says so)")  # fmt: skip
+                       f"agent(s) × group(s), {hit} with p < 0.05; where σ̂²_run > 0 the headline test is joined with a "
+                       "t test that adds the run-level variance (adjusted_for says so)")  # fmt: skip
     if "adjusted_for" in frame.columns and frame["adjusted_for"].is_not_null().any():
-        out.append("where adjusted_for is set, p_value and ci_low / ci_high are that adjusted test's (half-width "
-                   "√(Σ t²·V) over its parts; they still agree on whether 0 is excluded); p_t stays the plain paired t")
+        out.append("where adjusted_for is set, p_value and ci_low / ci_high are the larger p and the hull of the "
+                   "task-level test's and the adjusted t test's (half-width √(Σ t²·V) over its parts; they still agree "
+                   "on whether 0 is excluded); p_t stays the plain paired t")
     if getattr(result, "cluster", None):
         out.append(f"cluster={result.cluster!r}: cluster-robust (CR2) t test and interval, G − 1 degrees of freedom "
                    "(n_clusters)")  # fmt: skip
