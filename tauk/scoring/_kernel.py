@@ -246,7 +246,8 @@ def communicate_long(
     # Polars and Python lower-case alike except on a few code points (lowercase_mismatch_class) and the message
     # text may differ only there; a string holding none of them (nor their lower cases) matches either text alike
     cls = lowercase_mismatch_class() if infos.height else None
-    exact_hay = cls is not None and bool(infos.get_column("info").str.contains(cls).any())
+    exact_hay = cls is not None and bool(infos.select(pl.any_horizontal(
+        pl.col("info").str.contains(cls), pl.col("_needle").str.contains(cls)).any()).item())  # fmt: skip
     # one integer per (simulation, string) check: the key of the hits
     crit = sims.select("_sid", "_tid", "_respond_only").join(infos, on="_tid", how="inner").with_row_index("_cid")
     any_blank = bool(crit.get_column("_blank").any())
