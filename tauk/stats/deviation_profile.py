@@ -33,6 +33,8 @@ from tauk.errors import TaukError
 from tauk.scoring import trial_deviations
 from tauk.table import Interval, SummaryTable
 
+from .tasks import normalize_by
+
 sstats = lazy("scipy.stats")
 
 __all__ = ["DeviationProfile", "deviation_profile", "wilson", "clustered_wilson"]
@@ -144,7 +146,7 @@ def deviation_profile(
         Other task definitions (passed to :func:`tauk.scoring.trial_deviations`).
     """
     td = data if isinstance(data, pl.DataFrame) else trial_deviations(data, tasks=tasks)
-    by = (by,) if isinstance(by, str) else tuple(by)
+    by = normalize_by(by)
     need = {*by, "task_id", "success", "attributable", count}
     if not need <= set(td.columns):
         raise TaukError(f"deviation_profile: the frame lacks {sorted(need - set(td.columns))}")

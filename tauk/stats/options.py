@@ -87,6 +87,9 @@ class IntervalOptions:
                 f"resamples must be ≤ {MAX_RESAMPLES:,} (got {resamples:,}): a bootstrap keeps one float per "
                 f"resample and statistic, {resamples * 8 / 1e9:.1f} GB each here"
             )
+        seed = self.seed
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed < 0:
+            raise TaukError(f"seed must be an integer ≥ 0 (NumPy's seeds are non-negative), got {seed}")
         object.__setattr__(self, "method", method.lower())
         if self.method in _RESAMPLING and ci is not None and resamples < min_resamples(ci):
             raise TaukError(

@@ -47,6 +47,7 @@ from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError, check_columns
 from tauk.table import Interval, SummaryTable
 
+from ..tasks import normalize_by
 from .estimators import (
     c4,
     edit_similarity_padded,
@@ -311,7 +312,7 @@ def reliability(
     if not 0 < ci < 1:
         raise TaukError(f"ci= takes a level in (0, 1), not {ci!r}")
     tr = _trials(data)
-    by = (by,) if isinstance(by, str) else tuple(by)
+    by = normalize_by(by)
     check_columns(by, tr.columns)
     missing = [c for c in ("task_id", reward) if c not in tr.columns]
     if missing:
