@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
+from stats.frames import make_trials
 
 import tauk
 from tauk.cli import main
@@ -57,3 +59,31 @@ def test_power_analysis_refuses_zero_trials_per_task(sample):
     c = tauk.stats.compare(sample, "atlas-large", "atlas-small", resamples=199)
     with pytest.raises(TaukError, match="trials_per_task"):
         tauk.stats.power_analysis(c, delta=0.1, trials_per_task=(0, 4))
+
+
+# ---- setups are not pooled silently -----------------------------------------------------------------------------
+def _two_setups_of_one_domain() -> pl.DataFrame:
+    """Agent A ran the airline tasks under two user models (two setups): always passing under one, never under the
+    other; B ran them once."""
+    rows = []
+    for agent, setup, reward in (("A", "airline/u1", 1.0), ("A", "airline/u2", 0.0), ("B", "airline/u1", 0.5)):
+        for t in range(6):
+            for i in range(2):
+                r = reward if reward != 0.5 else float((t + i) % 2)
+                rows.append({"run_id": f"{agent}-{setup}", "agent": agent, "task_id": t, "trial": i, "reward": r,
+                             "setup": setup})  # fmt: skip
+    setups = [r.pop("setup") for r in rows]
+    return make_trials(rows).with_columns(setup=pl.Series(setups))
+
+
+def test_success_heatmap_gives_each_setup_its_own_column():
+    """An agent with two setups of one domain had one cell per task, overwritten by whichever setup came last (here
+    A showed 0 or 1 everywhere for a task it passed always under one setup and never under the other)."""
+    fig = tauk.plot.success_heatmap(_two_setups_of_one_domain())
+    m = fig.axes[0].images[0].get_array()
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert m.shape == (6, 3), labels
+    cols = {lab: m[:, j].tolist() for j, lab in enumerate(labels)}
+    assert sorted(tuple(set(v)) for lab, v in cols.items() if lab.startswith("A")) == [(0.0,), (1.0,)]
+    caption = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
+    assert "One column per setup for A" in caption and "u1" in caption and "u2" in caption
