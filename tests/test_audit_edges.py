@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from stats.frames import make_trials
@@ -87,3 +88,48 @@ def test_success_heatmap_gives_each_setup_its_own_column():
     assert sorted(tuple(set(v)) for lab, v in cols.items() if lab.startswith("A")) == [(0.0,), (1.0,)]
     caption = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
     assert "One column per setup for A" in caption and "u1" in caption and "u2" in caption
+
+
+@pytest.fixture(scope="module")
+def two_user_models(tmp_path_factory):
+    """Agent A run on the same airline tasks under two user models (two setups), B under one: real files."""
+    import json
+
+    from tauk.synth import write_results
+
+    root = tmp_path_factory.mktemp("two_setups")
+    write_results(root / "u1", agents={"A": 0.9, "B": 0.5}, domains=("airline",), n_tasks=12, n_trials=3, seed=1)
+    (p,) = write_results(root / "u2", agents={"A": 0.2}, domains=("airline",), n_tasks=12, n_trials=3, seed=2)
+    doc = json.loads(p.read_text())
+    doc["info"]["user_info"]["llm"] = "other-user-model"
+    p.write_text(json.dumps(doc))
+    return tauk.load({"A1": root / "u1" / "A_airline.json", "B1": root / "u1" / "B_airline.json",
+                      "A2": p}, agent={"A1": "A", "B1": "B", "A2": "A"})  # fmt: skip
+
+
+def test_deviation_profile_does_not_pool_setups(two_user_models):
+    """deviation_profile pooled an agent's two setups (two user models) into one success rate per bin, silently;
+    every other statistic reports them per setup unless pool_setups=True."""
+    prof = tauk.stats.deviation_profile(two_user_models)
+    assert prof.by == ("agent", "domain", "setup")
+    a = prof.by_count.filter(agent="A")
+    assert a["setup"].n_unique() == 2
+    assert any("grouped by setup too" in n for n in prof.summary().notes)
+    pooled = tauk.stats.deviation_profile(two_user_models, pool_setups=True)
+    assert pooled.by == ("agent", "domain") and not any("grouped by setup" in n for n in pooled.summary().notes)
+    assert pooled.by_count.filter(agent="A")["trials"].sum() == a["trials"].sum()  # the same trials, split or not
+    one = tauk.stats.deviation_profile(two_user_models.filter(agent="B"))
+    assert one.by == ("agent", "domain")  # one setup: nothing added
+
+
+def test_wilson_ends_are_exact_at_zero_and_all():
+    """At 0 successes the lower end printed as 2.78e-17 (and at n the upper as 1 − 1e-16): centre − half in
+    floating point."""
+    from tauk.stats.deviation_profile import clustered_wilson, wilson
+    from tauk.stats.reliability.estimators import wilson_outcome_interval
+
+    for n in (3, 6, 9, 45 / 6, 12):
+        assert wilson(0, n, 0.95)[0] == 0.0 and wilson(n, n, 0.95)[1] == 1.0
+    assert clustered_wilson(np.zeros(3), np.full(3, 3.0), 0.95)[1] == 0.0
+    assert wilson_outcome_interval(np.ones(7), 0.95)[3] == 1.0
+    assert wilson_outcome_interval(-np.ones(7), 0.95)[2] == -1.0
