@@ -133,3 +133,22 @@ def test_wilson_ends_are_exact_at_zero_and_all():
     assert clustered_wilson(np.zeros(3), np.full(3, 3.0), 0.95)[1] == 0.0
     assert wilson_outcome_interval(np.ones(7), 0.95)[3] == 1.0
     assert wilson_outcome_interval(-np.ones(7), 0.95)[2] == -1.0
+
+
+# ---- numbers with the note that makes them readable -------------------------------------------------------------
+@pytest.mark.parametrize("missing", [None, float("nan")])
+def test_a_summary_says_when_some_simulations_have_no_reward(missing):
+    """Kept simulations without a reward count as failed trials in pass^k (τ²-bench's rule) but are left out of
+    avg_reward: the two figures rested on different trials with nothing in the table saying so (here pass^1 0.5
+    beside avg_reward 0.67 for 5 unrewarded of 20)."""
+    rows = [{"task_id": t, "trial": i, "reward": (missing if (t % 2 == 0 and i == 1) else float(i == 0 or t % 2))}
+            for t in range(10) for i in range(2)]  # fmt: skip
+    s = tauk.stats.summarize(make_trials(rows), by="agent", ci=None)
+    g = s.groups.row(0, named=True)
+    assert (g["n_simulations"], g["n_evaluated"]) == (20, 15)
+    notes = [n for n in s.summary().notes if "have no reward" in n]
+    assert notes == ["a: 5 of 20 simulation(s) kept have no reward: pass^k counts them as failed trials (τ²-bench's "
+                     "rule), avg_reward leaves them out"]  # fmt: skip
+    full = make_trials([{**r, "reward": 0.0 if r["reward"] is None or r["reward"] != r["reward"] else r["reward"]}
+                        for r in rows])  # fmt: skip
+    assert not [n for n in tauk.stats.summarize(full, by="agent", ci=None).summary().notes if "have no reward" in n]
