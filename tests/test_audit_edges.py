@@ -152,3 +152,20 @@ def test_a_summary_says_when_some_simulations_have_no_reward(missing):
     full = make_trials([{**r, "reward": 0.0 if r["reward"] is None or r["reward"] != r["reward"] else r["reward"]}
                         for r in rows])  # fmt: skip
     assert not [n for n in tauk.stats.summarize(full, by="agent", ci=None).summary().notes if "have no reward" in n]
+
+
+def test_reliability_names_zero_width_and_missing_intervals():
+    """Every task passed on all of its trials: outcome consistency printed as 1.000 [1.000, 1.000], a point
+    interval with no note; with one task, an estimate without an interval and no word why."""
+    all_pass = make_trials([{"task_id": t, "trial": i, "reward": 1.0} for t in range(10) for i in range(4)])
+    table = tauk.stats.reliability(all_pass, trajectory=False).summary()
+    assert "1.000 [1.000, 1.000]" in table.to_text()
+    point = [n for n in table.notes if n.startswith("zero-width interval")]
+    assert len(point) == 1 and "a · airline outcome consistency (U)" in point[0]
+    one = make_trials([{"task_id": 0, "trial": i, "reward": float(i % 2)} for i in range(4)])
+    notes = tauk.stats.reliability(one, trajectory=False).summary().notes
+    assert any(n.startswith("no interval") and "outcome consistency (U)" in n for n in notes)
+    mixed = make_trials([{"task_id": t, "trial": i, "reward": float((t + i) % 3 == 0)} for t in range(10)
+                         for i in range(4)])  # fmt: skip
+    assert not [n for n in tauk.stats.reliability(mixed, trajectory=False).summary().notes
+                if n.startswith(("zero-width", "no interval"))]  # fmt: skip
