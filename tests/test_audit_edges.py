@@ -169,3 +169,20 @@ def test_reliability_names_zero_width_and_missing_intervals():
                          for i in range(4)])  # fmt: skip
     assert not [n for n in tauk.stats.reliability(mixed, trajectory=False).summary().notes
                 if n.startswith(("zero-width", "no interval"))]  # fmt: skip
+
+
+def test_forest_says_its_intervals_are_not_adjusted_where_they_disagree_with_the_fill(tmp_path):
+    """compare_all's forest fills a marker by the adjusted p but draws each pair's own interval: an interval clear of
+    0 beside a hollow marker (p 0.044, Holm-adjusted 0.13) had no word saying the two answer different questions."""
+    from tauk.synth import write_results
+
+    write_results(tmp_path, agents={"a": 0.75, "b": 0.6, "c": 0.45}, domains=("airline",), n_tasks=12, n_trials=3,
+                  seed=7)  # fmt: skip
+    mc = tauk.stats.compare_all(tauk.load(tmp_path), resamples=199)
+    p = mc.pairs
+    apart = p.filter(((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0)) & (pl.col("p_adjusted") >= 0.05)).height
+    assert apart == 1  # this seed's data have one such pair
+    caption = " ".join(t.get_text() for t in tauk.plot.forest(mc).texts).replace("\n", " ")
+    assert "1 of them exclude 0 while the Holm-adjusted p is ≥ 0.05" in caption
+    single = tauk.stats.compare(tauk.load(tmp_path), "a", "c", resamples=199)  # one pair: p and interval agree
+    assert "not adjusted" not in " ".join(t.get_text() for t in tauk.plot.forest(single).texts)
