@@ -186,3 +186,12 @@ def test_forest_says_its_intervals_are_not_adjusted_where_they_disagree_with_the
     assert "1 of them exclude 0 while the Holm-adjusted p is ≥ 0.05" in caption
     single = tauk.stats.compare(tauk.load(tmp_path), "a", "c", resamples=199)  # one pair: p and interval agree
     assert "not adjusted" not in " ".join(t.get_text() for t in tauk.plot.forest(single).texts)
+
+
+def test_compare_all_takes_each_agent_once(sample):
+    """compare_all(agents=[x, x, y]) put x − x and x − y twice into the Holm family (p-values adjusted over 3 pairs
+    instead of 1); agents="x" was read as the agents 'x'-letters ("agent value(s) ['b', 'a', 's', …] not found")."""
+    with pytest.raises(TaukError, match="more than once"):
+        tauk.stats.compare_all(sample, agents=["baseline", "baseline", "atlas-large"])
+    with pytest.raises(TaukError, match="list of agent values"):
+        tauk.stats.compare_all(sample, agents="baseline")
