@@ -195,3 +195,19 @@ def test_compare_all_takes_each_agent_once(sample):
         tauk.stats.compare_all(sample, agents=["baseline", "baseline", "atlas-large"])
     with pytest.raises(TaukError, match="list of agent values"):
         tauk.stats.compare_all(sample, agents="baseline")
+
+
+# ---- untrusted text in HTML -------------------------------------------------------------------------------------
+def test_html_shows_control_characters_as_the_terminal_does(tmp_path):
+    """A task id "t\\r8" was written raw into the page (HTML reads a lone CR as a line break: it showed "t 8"), an
+    agent name's ANSI colour code too (shown as nothing): names that differ only there looked alike. Now shown as
+    ``\\r`` / ``\\x1b`` like the bidi overrides already were; newlines and tabs of message texts stay."""
+    from tauk.table import html_escape
+
+    assert html_escape("t\r8 \x1b[31mred") == "t\\r8 \\x1b[31mred"
+    assert html_escape("line\nnext\ttab\r\nwindows") == "line\nnext\ttab\r\nwindows"
+    trials = make_trials([{"task_id": "t\r8", "trial": i, "reward": float(i % 2), "agent": "red\x1b[31m"}
+                          for i in range(2)])  # fmt: skip
+    page = tauk.stats.summarize(trials, by=("agent", "task_id"), ci=None).summary().to_html()
+    assert "\x1b" not in page and "\r" not in page
+    assert "red\\x1b[31m" in page and "t\\r8" in page
