@@ -211,3 +211,10 @@ def test_html_shows_control_characters_as_the_terminal_does(tmp_path):
     page = tauk.stats.summarize(trials, by=("agent", "task_id"), ci=None).summary().to_html()
     assert "\x1b" not in page and "\r" not in page
     assert "red\\x1b[31m" in page and "t\\r8" in page
+
+
+def test_flaky_tasks_of_no_trials_is_one_clear_error():
+    """An empty trials frame (a filter that kept nothing) raised ZeroDivisionError from the panel layout."""
+    empty = make_trials([{"task_id": 0, "reward": 1.0}]).clear()
+    with pytest.raises(TaukError, match="no group"):
+        tauk.plot.flaky_tasks(tauk.stats.consistency(empty))
