@@ -218,3 +218,21 @@ def test_flaky_tasks_of_no_trials_is_one_clear_error():
     empty = make_trials([{"task_id": 0, "reward": 1.0}]).clear()
     with pytest.raises(TaukError, match="no group"):
         tauk.plot.flaky_tasks(tauk.stats.consistency(empty))
+
+
+def test_p_value_tools_refuse_what_would_give_a_wrong_p(sample):
+    """sign_flip_pvalue([0.1, nan]) returned p = 0 ("exact"): the NaN fell out of every comparison; holm([1.5, -0.1])
+    returned [1, -0.2], a negative adjusted p; permutations=0 gave p = 1 whatever the data, -1 a ZeroDivisionError."""
+    with pytest.raises(TaukError, match="finite"):
+        tauk.stats.sign_flip_pvalue(np.array([0.1, np.nan]))
+    with pytest.raises(TaukError, match=r"\[0, 1\]"):
+        tauk.stats.holm([1.5, -0.1])
+    with pytest.raises(TaukError, match=r"\[0, 1\]"):
+        tauk.stats.adjust_pvalues([0.2, 2.0], adjust="bh")
+    assert tauk.stats.holm([0.01, np.nan, 1 + 1e-12]).tolist()[0] == pytest.approx(0.02)  # rounding is not an error
+    d = np.random.default_rng(0).random(30) - 0.2  # no lattice: the Monte Carlo branch
+    for bad in (0, -1):
+        with pytest.raises(TaukError, match="permutations"):
+            tauk.stats.sign_flip_pvalue(d, permutations=bad, exact_max=10)
+        with pytest.raises(TaukError, match="permutations"):
+            tauk.stats.compare(sample, "atlas-large", "baseline", permutations=bad)

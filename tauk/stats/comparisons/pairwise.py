@@ -63,7 +63,7 @@ from ..options import IntervalOptions, check_adjust, check_test, finite_or_none,
 from ..tasks import GroupTasks, check_k, normalize_by, pooling_notes, u_hat
 from .paired_tests import EXACT_CELLS, _lattice, paired_test, signflip_pvalue
 from .pairing import groups_by_label, pair_tasks, task_index
-from .pvalues import adjust_pvalues, sign_flip_pvalue, wilcoxon_pvalue
+from .pvalues import adjust_pvalues, check_permutations, sign_flip_pvalue, wilcoxon_pvalue
 from .ranks import rank_intervals
 from .results import (
     NUM_FIELDS,
@@ -183,6 +183,7 @@ def compare(
     """
     asked = normalize_by(by)
     k = check_k(k)
+    check_permutations(permutations)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     widen_runs = check_run_effects(run_effects) == "adjust"
@@ -312,6 +313,7 @@ def compare_all(
         if twice:  # each pair with it twice in the family (and the agent against itself): Holm over too many
             raise TaukError(f"agents names {', '.join(map(repr, twice))} more than once: give each agent once")
     k = check_k(k)
+    check_permutations(permutations)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     check_adjust(adjust)  # early
