@@ -236,3 +236,13 @@ def test_p_value_tools_refuse_what_would_give_a_wrong_p(sample):
             tauk.stats.sign_flip_pvalue(d, permutations=bad, exact_max=10)
         with pytest.raises(TaukError, match="permutations"):
             tauk.stats.compare(sample, "atlas-large", "baseline", permutations=bad)
+
+
+def test_a_level_must_be_a_number_in_0_1(sample):
+    """ci="0.95" (a string, as a config file gives it) raised a raw TypeError from a comparison; deviation_profile
+    took ci=2 and printed NaN intervals (a normal quantile of 1.5)."""
+    with pytest.raises(TaukError, match="level"):
+        tauk.stats.summarize(sample, ci="0.95")
+    with pytest.raises(TaukError, match="level"):
+        tauk.stats.deviation_profile(sample, ci=2)
+    assert tauk.stats.deviation_profile(sample, ci=0.9).ci == 0.9

@@ -33,6 +33,7 @@ from tauk.errors import TaukError
 from tauk.scoring import trial_deviations
 from tauk.table import Interval, SummaryTable
 
+from .options import check_level
 from .tasks import SETUP_NOTE, normalize_by
 
 sstats = lazy("scipy.stats")
@@ -154,6 +155,7 @@ def deviation_profile(
         Pool a group's setups (domain, mode, user model, reward bases) into one figure; by default a group that spans
         several is reported per setup (``setup`` is added to ``by``), as every statistic does.
     """
+    check_level(ci)  # ci=2 gave NaN intervals (a normal quantile of 1.5)
     td = data if isinstance(data, pl.DataFrame) else trial_deviations(data, tasks=tasks)
     by = normalize_by(by)
     need = {*by, "task_id", "success", "attributable", count}

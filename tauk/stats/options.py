@@ -150,7 +150,7 @@ def interval_options(options: IntervalOptions | None = None, **loose: Any) -> In
 
 def check_level(ci: Any) -> float:
     """``ci`` checked to be a level in (0, 1) (not None: where an interval is always given)."""
-    if ci is None or not (0.0 < ci < 1.0):
+    if ci is None or isinstance(ci, bool) or not isinstance(ci, numbers.Real) or not (0.0 < ci < 1.0):
         raise TaukError(f"ci must be a level in (0, 1), e.g. {CI_LEVEL}; got {ci!r}")
     return ci
 
