@@ -272,3 +272,14 @@ def test_an_outcome_filter_says_its_dropped_trials_are_the_filters(capsys, argv)
     assert "count the simulations this filter left out as dropped trials" in out
     assert main(["summary", str(SAMPLE), "--by", "agent", "--resamples", "199", "--quiet", "--task", "1,2"]) == 0
     assert "this filter left out" not in capsys.readouterr().out  # whole tasks: nothing dropped within one
+
+
+def test_per_agent_bars_say_when_they_pool_setups_of_one_domain(two_user_models, sample):
+    """failure_breakdown's "failed / all trials" (37/72) and termination_reasons pooled an agent's two user models on
+    the same tasks (8 % and 75 % failed) into one bar with nothing saying so. A caption names such bars; the
+    per-agent bars of the sample, which span domains, are unchanged."""
+    for fig in (tauk.plot.failure_breakdown(tauk.score(two_user_models)), tauk.plot.termination_reasons(two_user_models)):
+        caption = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
+        assert "A bar pools setups" in caption and "A (2 setups of one domain)" in caption and "B (" not in caption
+    for fig in (tauk.plot.failure_breakdown(tauk.score(sample)), tauk.plot.termination_reasons(sample)):
+        assert "pools setups" not in " ".join(t.get_text() for t in fig.texts)
