@@ -276,7 +276,7 @@ def test_an_outcome_filter_says_its_dropped_trials_are_the_filters(capsys, argv)
 
 def test_per_agent_bars_say_when_they_pool_setups_of_one_domain(two_user_models, sample):
     """failure_breakdown's "failed / all trials" (37/72) and termination_reasons pooled an agent's two user models on
-    the same tasks (8 % and 75 % failed) into one bar with nothing saying so. A caption names such bars; the
+    the same tasks (8 and 29 of 36 failed) into one bar with nothing saying so. A caption names such bars; the
     per-agent bars of the sample, which span domains, are unchanged."""
     for fig in (tauk.plot.failure_breakdown(tauk.score(two_user_models)), tauk.plot.termination_reasons(two_user_models)):
         caption = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
