@@ -31,7 +31,7 @@ from typing import Any
 import polars as pl
 
 from tauk import __version__
-from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
+from tauk.conventions import CI_LEVEL, CI_METHOD, INFRA, RESAMPLES, SEED
 from tauk.errors import TaukError
 from tauk.table import Interval, markdown_escape
 
@@ -442,17 +442,14 @@ def _leaderboard_maker(board: Any, s_ad: Any, figsize: Any = None) -> Callable[[
 def _method_text(opts: dict[str, Any]) -> str:
     """How the report's intervals were made (one sentence for the README)."""
     ci, method = opts["ci"], opts["method"]
-    test = {"score": "score test", "t": "paired t test", "signflip": "sign-flip test",
-            "signflip-mid": "mid-p sign-flip test"}.get(PAIRED_TEST, f"{PAIRED_TEST} test")  # compare_all's default
     if method == "model":
         return (f"{ci:.0%} intervals from a beta-binomial model of the tasks (population: a new draw of tasks; "
                 "re-run: the same tasks again), checked by a posterior predictive test and joined with a BCa "
                 f"task interval ({opts['resamples']} resamples, seed {opts['seed']}) where the check fails; "
-                f"comparisons: {test} with its own interval, Holm-adjusted")  # fmt: skip
+                "comparisons: paired t test with its own interval, Holm-adjusted")  # fmt: skip
     boot = "t intervals over tasks" if method == "t" else f"{method} task-bootstrap intervals"
-    paired = "the paired t interval over tasks" if method == "t" else f"the paired {method} task-bootstrap interval"
-    return (f"{ci:.0%} {boot}, {opts['resamples']} resamples, seed {opts['seed']}; comparisons: {test} "
-            f"p-values with {paired}, Holm-adjusted")  # fmt: skip
+    return (f"{ci:.0%} {boot}, {opts['resamples']} resamples, seed {opts['seed']}; comparisons: paired t test "
+            f"with the paired {method} interval, Holm-adjusted")  # fmt: skip
 
 
 def _readme(idx: _Index, rep: Report) -> str:

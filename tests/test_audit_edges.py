@@ -248,19 +248,6 @@ def test_a_level_must_be_a_number_in_0_1(sample):
     assert tauk.stats.deviation_profile(sample, ci=0.9).ci == 0.9
 
 
-@pytest.mark.parametrize("method", ["model", "bca"])
-def test_the_report_names_the_comparison_test_its_tables_use(tmp_path, sample, method):
-    """The report's settings line said "comparisons: paired t test" while its comparison tables (compare_all's
-    default) ran the score test and said so in their notes."""
-    from tauk.report import write_report
-
-    write_report(sample.filter(domain="airline"), tmp_path, resamples=199, formats=("png",), method=method)
-    readme = (tmp_path / "README.md").read_text()
-    notes = (tmp_path / "tables" / "comparisons.md").read_text()
-    assert "p_value: score test" in notes
-    settings = next(ln for ln in readme.splitlines() if ln.startswith("Settings:"))
-    assert "comparisons: score test" in settings and "paired t test" not in settings
-
 
 @pytest.mark.parametrize("argv", [["--failed"], ["--passed"], ["--termination", "user_stop"]])
 def test_an_outcome_filter_says_its_dropped_trials_are_the_filters(capsys, argv):
