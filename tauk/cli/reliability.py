@@ -31,7 +31,7 @@ def cmd_reliability(args: argparse.Namespace) -> int:
     by = split_list(args.by) or ["agent", "domain"]
     prof = reliability(res, by=by, infra=args.infra, pool_setups=args.pool_setups)
     metrics = split_list(args.metrics)
-    dev = deviation_profile(res, by=by) if args.deviations else None
+    dev = deviation_profile(res, by=by, pool_setups=args.pool_setups) if args.deviations else None
     if args.format == "json":
         print_json({"reliability": prof.records(), **({"deviations": dev.records()} if dev else {})})
         return 0

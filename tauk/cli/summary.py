@@ -81,7 +81,13 @@ def cmd_summary(args: argparse.Namespace) -> int:
             note = (f"filter: {label} — {kept} of {res.trials.height} simulations; every figure is of these only "
                     "(pass^k of failed simulations alone is 0 by construction)" if sel["failed"] else
                     f"filter: {label} — {kept} of {res.trials.height} simulations; every figure is of these only")
-            table = replace(table, title=f"{table.title} ({label})", notes=(note, *table.notes))
+            extra = ()
+            outcome = sel["failed"] is not None or sel["termination"]  # keeps some of a task's trials, not others
+            if outcome and "n_dropped" in s.groups.columns and int(s.groups["n_dropped"].fill_null(0).sum()):
+                extra = ("kept/planned, the low-coverage flags and the dropped=fail / =success bounds count the "
+                         "simulations this filter left out as dropped trials (not infrastructure errors or missing "
+                         "trial indices): here they describe the filter, not the runs",)  # fmt: skip
+            table = replace(table, title=f"{table.title} ({label})", notes=(note, *extra, *table.notes))
         write_table(table, args)
     return 0
 

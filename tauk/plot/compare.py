@@ -126,6 +126,12 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
     caption.append((f"Bars: {note}; " if note else "") + "n = tasks both agents ran.")
     if any(r.get("ci_low") is None for r in rows):
         caption.append("Pairs on fewer than 2 common tasks have no interval.")
+    if adjust != "none":  # the bars are each pair's own interval; the fill follows the family's adjusted p
+        apart = sum(1 for r in rows if _excludes_zero(r) and _fnum(r.get(p_col)) >= a_lvl)  # NaN: not counted
+        if apart:
+            how = adjust.upper() if adjust == "bh" else adjust.capitalize()
+            caption.append(f"Intervals are each pair's own, not adjusted for multiple comparisons: {apart} of them "
+                           f"exclude 0 while the {how}-adjusted p is ≥ {a_lvl:g} (hollow).")  # fmt: skip
     if empty:
         names = [_pair_label(r, by, width) for r in empty]
         more = len(names) - _MAX_LISTED
@@ -192,3 +198,12 @@ def forest(comparison: Any, *, ax: Axes | None = None, alpha: float | None = Non
         leg_pt = float(mpl.rcParams["legend.fontsize"])
         ax.set_title(title, loc="left", pad=leg_pt * (1.6 if not compact else 3.0) + 8)
     return finish(fig, ax, foot, legend=False, caption=caption)
+
+
+def _excludes_zero(r: dict[str, Any]) -> bool:
+    """The pair's drawn interval (``ci_low``/``ci_high``, else the t interval) lies on one side of 0."""
+    lo, hi = _fnum(r.get("ci_low")), _fnum(r.get("ci_high"))
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        lo, hi = _fnum(r.get("t_low")), _fnum(r.get("t_high"))
+    return bool(np.isfinite(lo) and np.isfinite(hi) and (lo > 0 or hi < 0))
+

@@ -163,7 +163,8 @@ def failure_breakdown(scored: Any, *, ax: Axes | None = None, by: str = "agent",
     failed = df.filter(pl.col("failure").is_not_null())
     counts = failed.group_by(by, "failure").agg(pl.len().alias("n"))
     cats = failure_order(counts["failure"].to_list())
-    caption = ["Above each bar: failed / all trials" + (" (infrastructure errors left out)." if infra == "drop" else ".")]
+    caption = ["Above each bar: failed / all trials" + (" (infrastructure errors left out)." if infra == "drop" else "."),
+               _pooled_setups_note(df, by)]
     size = size_for((6.4, 3.9), 2.4, 3.0, legend=_categories_shown(cats), legend_title="failing component",
                     caption=caption)  # fmt: skip
     fig, ax, foot = new_panels(ax, size)
@@ -227,7 +228,9 @@ def termination_reasons(trials: Any, *, ax: Axes | None = None, by: str = "agent
     counts = df.group_by(by, "termination_reason").agg(pl.len().alias("n"))
     present = set(counts["termination_reason"].to_list())
     cats = [c for c in TERMINATION_ORDER if c in present] + sorted(present - set(TERMINATION_ORDER))
-    size = size_for((6.4, 3.9), 2.4, 3.0, legend=_categories_shown(cats), legend_title="termination reason")
+    caption = [_pooled_setups_note(df, by)]
+    size = size_for((6.4, 3.9), 2.4, 3.0, legend=_categories_shown(cats), legend_title="termination reason",
+                    caption=caption)  # fmt: skip
     fig, ax, foot = new_panels(ax, size)
     if not cats:
         empty_message(ax, "no trials")
@@ -245,4 +248,20 @@ def termination_reasons(trials: Any, *, ax: Axes | None = None, by: str = "agent
              "share of trials" if normalize else "trials")  # fmt: skip
     ax.set_title("how trials ended", loc="left")
     handles, labels = _legend_order(ax)
-    return finish(fig, ax, foot, handles=handles, labels=labels, title="termination reason")
+    return finish(fig, ax, foot, handles=handles, labels=labels, title="termination reason", caption=caption)
+
+
+def _pooled_setups_note(df: pl.DataFrame, by: str) -> str | None:
+    """A caption naming the bars that pool several setups of one domain (an agent run under two user models, reward
+    bases or modes on the same tasks: different experiments, which the statistics never pool), or None. A bar that
+    spans domains is the figure's per-agent view and is not flagged."""
+    if not {"setup", "domain"} <= set(df.columns) or by in ("setup", "run_id"):
+        return None
+    spread = (df.group_by(by, "domain").agg(pl.col("setup").n_unique().alias("_n")).filter(pl.col("_n") > 1)
+              .group_by(by).agg(pl.col("_n").max()).sort(by))  # fmt: skip
+    if not spread.height:
+        return None
+    names = "; ".join(f"{escape_label(b)} ({n} setups of one domain)" for b, n in spread.iter_rows())
+    return (f"A bar pools setups that are different experiments on the same tasks (user model, reward bases or mode): "
+            f"{names}; by=\"run_id\" draws them apart.")
+

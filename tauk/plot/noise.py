@@ -266,6 +266,8 @@ def flaky_tasks(
     groups = _select(res, group)
     keys = list(res.by)
     panels = [dict(zip(keys, r)) for r in groups.select(keys).iter_rows()] if keys else [{}]
+    if not panels:  # no trials at all (an empty frame, a filter that kept nothing): no grid to draw
+        raise TaukError("flaky_tasks: the result has no group (no kept trial): nothing to draw")
     data = [_grid(res, k, max_tasks, only_flaky) for k in panels]
     if ax is not None and len(panels) != 1:
         raise TaukError(f"ax= draws one group; this result has {len(panels)} (choose one with group=)")

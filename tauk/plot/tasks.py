@@ -99,11 +99,32 @@ def success_heatmap(
     multi_domain = "domain" in pt.columns and pt["domain"].n_unique() > 1
     if "domain" not in pt.columns:
         pt = pt.with_columns(pl.lit(None, dtype=pl.String).alias("domain"))
-    agents = sorted_labels(pt[by].to_list())
+    # an agent that ran one domain's tasks under several setups (two user models, reward bases …) has one cell per
+    # setup for the same task: one column per setup then (setups are never pooled), not one cell overwritten
+    split = set()
+    if "setup" in pt.columns:
+        twice = pt.group_by(by, "domain", "task_id").agg(pl.col("setup").n_unique().alias("_n")).filter(pl.col("_n") > 1)
+        split = set(twice[by].to_list())
+    keys: dict[str, str] = {}
+    if split:  # short keys in the tick labels (S1, S2 …), spelled out in the caption
+        rest = pt.filter(pl.col(by).is_in(list(split))).select(_setup_rest()).to_series()
+        keys = {v: f"S{i}" for i, v in enumerate(sorted(set(rest.to_list())), start=1)}
+        pt = pt.with_columns(pl.when(pl.col(by).is_in(list(split)))
+                             .then(pl.col(by).cast(pl.String) + pl.lit(" · ") + _setup_rest().replace_strict(keys))
+                             .otherwise(pl.col(by).cast(pl.String)).alias("_col"))  # fmt: skip
+    else:
+        pt = pt.with_columns(pl.col(by).cast(pl.String).alias("_col"))
+    agents = sorted_labels(pt["_col"].to_list())
     tasks = sorted({(d, t) for d, t in zip(pt["domain"], pt["task_id"])}, key=lambda x: (domain_sort_key(x[0]), _natural(x[1])))
     n_t, n_a = len(tasks), len(agents)
     paper = active_preset().paper
     caption = ["Grey: task not run." if n_a > 1 else None]
+    if split:
+        names = ", ".join(sorted(map(str, split)))
+        legend = "; ".join(f"{k} = {v}" for v, k in keys.items())
+        caption.append(escape_label(f"One column per setup for {names}: several setups of one domain, which are not "
+                                    f"repeated trials of one experiment (never pooled unless asked). {legend}.",
+                                    width=10_000))  # fmt: skip
     if paper:
         h = 0.125 * n_t + 1.3
         labelled = h <= _PAPER_MAX_HEIGHT
@@ -119,7 +140,7 @@ def success_heatmap(
     ti = {t: i for i, t in enumerate(tasks)}
     ai = {a: j for j, a in enumerate(agents)}
     M = np.full((n_t, n_a), np.nan)
-    for r in pt.select("domain", "task_id", by, col).iter_rows():
+    for r in pt.select("domain", "task_id", "_col", col).iter_rows():
         if r[3] is not None:
             M[ti[(r[0], r[1])], ai[r[2]]] = r[3]
     with np.errstate(all="ignore"):
@@ -153,3 +174,8 @@ def success_heatmap(
     cb.outline.set_visible(False)
     ax.set_title(f"per-task {'success' if k is None else f'pass^{kk}'} by {escape_label(by)}", loc="left")
     return finish(fig, ax, foot, legend=False, caption=caption)
+
+
+def _setup_rest() -> pl.Expr:
+    """A per-task row's setup without its leading domain (the rows already show the domain)."""
+    return pl.col("setup").str.strip_prefix(pl.col("domain").cast(pl.String).fill_null("") + "/")

@@ -33,6 +33,9 @@ from tauk.errors import TaukError
 from tauk.scoring import trial_deviations
 from tauk.table import Interval, SummaryTable
 
+from .options import check_level
+from .tasks import SETUP_NOTE, normalize_by
+
 sstats = lazy("scipy.stats")
 
 __all__ = ["DeviationProfile", "deviation_profile", "wilson", "clustered_wilson"]
@@ -50,7 +53,10 @@ def wilson(x: float, n: float, level: float) -> tuple[float, float]:
     p = x / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (float(max(0.0, centre - half)), float(min(1.0, centre + half)))
+    # at x = 0 (x = n) the end is 0 (1) exactly: centre − half is that end in exact arithmetic, 3e-17 in floats
+    lo = 0.0 if x <= 0 else max(0.0, centre - half)
+    hi = 1.0 if x >= n else min(1.0, centre + half)
+    return (float(lo), float(hi))
 
 
 def clustered_wilson(y: np.ndarray, m: np.ndarray, level: float) -> tuple[float, float, float]:
@@ -84,6 +90,7 @@ class DeviationProfile:
     by: tuple[str, ...]
     count: str
     ci: float
+    split_by_setup: bool = False  # ``setup`` was added to ``by``: the groups asked for span several setups
 
     def to_frame(self) -> pl.DataFrame:
         return self.by_count.clone()
@@ -104,6 +111,7 @@ class DeviationProfile:
             f"Wilson {pct}: the trials taken as independent — they are not, a task's trials share its difficulty",
             f"clustered {pct}: Wilson at the task-clustered effective size (the interval to read)",
             "only attributable trials (task definition and messages recorded, every gold tool known)",
+            *((SETUP_NOTE,) if self.split_by_setup else ()),
         )
         return SummaryTable.build("Success by number of state-changing deviations",
                                   [*self.by, "deviations", "trials", "tasks", "success [clustered]",
@@ -123,6 +131,7 @@ def deviation_profile(
     bins: Sequence[int] = (0, 1, 2, 3),
     ci: float = CI_LEVEL,
     tasks: Any = None,
+    pool_setups: bool = False,
 ) -> DeviationProfile:
     """Success conditional on the number of deviations, deviation rates per task and per group.
 
@@ -142,12 +151,21 @@ def deviation_profile(
         Interval level.
     tasks
         Other task definitions (passed to :func:`tauk.scoring.trial_deviations`).
+    pool_setups
+        Pool a group's setups (domain, mode, user model, reward bases) into one figure; by default a group that spans
+        several is reported per setup (``setup`` is added to ``by``), as every statistic does.
     """
+    check_level(ci)  # ci=2 gave NaN intervals (a normal quantile of 1.5)
     td = data if isinstance(data, pl.DataFrame) else trial_deviations(data, tasks=tasks)
-    by = (by,) if isinstance(by, str) else tuple(by)
+    by = normalize_by(by)
     need = {*by, "task_id", "success", "attributable", count}
     if not need <= set(td.columns):
         raise TaukError(f"deviation_profile: the frame lacks {sorted(need - set(td.columns))}")
+    asked = by
+    if not pool_setups and "setup" in td.columns and "setup" not in by:
+        spread = (td.group_by(list(by)).agg(_n=pl.col("setup").n_unique())["_n"].max() if by
+                  else td["setup"].n_unique())  # fmt: skip
+        by = (*by, "setup") if (spread or 0) > 1 else by
     edges = sorted(int(b) for b in bins)
     if not edges:
         raise TaukError("bins= needs at least one edge")
@@ -202,4 +220,4 @@ def deviation_profile(
                                   > 0).filter(pl.col("attributable")).mean())
         .sort(*by)
     )  # fmt: skip
-    return DeviationProfile(by_count, task_frame, groups, by, count, ci)
+    return DeviationProfile(by_count, task_frame, groups, by, count, ci, split_by_setup=by != asked)

@@ -87,6 +87,9 @@ class IntervalOptions:
                 f"resamples must be ≤ {MAX_RESAMPLES:,} (got {resamples:,}): a bootstrap keeps one float per "
                 f"resample and statistic, {resamples * 8 / 1e9:.1f} GB each here"
             )
+        seed = self.seed
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed < 0:
+            raise TaukError(f"seed must be an integer ≥ 0 (NumPy's seeds are non-negative), got {seed}")
         object.__setattr__(self, "method", method.lower())
         if self.method in _RESAMPLING and ci is not None and resamples < min_resamples(ci):
             raise TaukError(
@@ -147,7 +150,7 @@ def interval_options(options: IntervalOptions | None = None, **loose: Any) -> In
 
 def check_level(ci: Any) -> float:
     """``ci`` checked to be a level in (0, 1) (not None: where an interval is always given)."""
-    if ci is None or not (0.0 < ci < 1.0):
+    if ci is None or isinstance(ci, bool) or not isinstance(ci, numbers.Real) or not (0.0 < ci < 1.0):
         raise TaukError(f"ci must be a level in (0, 1), e.g. {CI_LEVEL}; got {ci!r}")
     return ci
 

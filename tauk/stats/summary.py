@@ -264,7 +264,26 @@ class Summary:
                 names = ", ".join(" · ".join(str(r[c]) for c in (self.by or ("agent",)) if c in r) for r in
                                   hit.iter_rows(named=True))  # fmt: skip
                 notes.append(f"{names}: {what}")
+        notes += self._unrewarded_notes()
         return SummaryTable.build("pass^k summary", cols, rows, notes, fields=fields, keys=len(self.by) + len(labels))
+
+    def _unrewarded_notes(self) -> list[str]:
+        """Groups where some (not all) kept simulations have no reward (no reward_info, a null or NaN reward): pass^k
+        counts them as failed trials — τ²-bench's rule, a missing reward is not a success — while avg_reward
+        averages only the rewarded ones, so the two rest on different trials; said, with the count."""
+        g = self.groups
+        if not g.height or not {"n_simulations", "n_evaluated", "infra_error_count"} <= set(g.columns):
+            return []
+        infra = pl.col("infra_error_count").fill_null(0) if self.infra == "fail" else pl.lit(0)
+        hit = g.with_columns(_miss=pl.col("n_simulations") - pl.col("n_evaluated") - infra).filter(
+            (pl.col("n_evaluated") > 0) & (pl.col("_miss") > 0))  # fmt: skip
+        out = []
+        for r in hit.iter_rows(named=True):
+            name = " · ".join(str(r[c]) for c in self.by) if self.by else "all"
+            aside = " (infrastructure errors aside)" if self.infra == "fail" else ""
+            out.append(f"{name}: {r['_miss']} of {r['n_simulations']} simulation(s) kept have no reward{aside}: pass^k "
+                       "counts them as failed trials (τ²-bench's rule), avg_reward leaves them out")  # fmt: skip
+        return out
 
     def _other_infra_note(self) -> str | None:
         """Where infrastructure errors occurred: pass^1 (or the smallest k) under the other convention, so a

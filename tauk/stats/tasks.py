@@ -132,11 +132,21 @@ def as_trials(data: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
 
 
 def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """``by`` as a tuple of column names; a column named twice is a :class:`~tauk.errors.TaukError` (one line, not
+    Polars' duplicate-key error from deep inside a grouping).
+
+    >>> normalize_by("agent"), normalize_by(None), normalize_by(["agent", "domain"])
+    (('agent',), (), ('agent', 'domain'))
+    """
     if by is None:
         return ()
     if isinstance(by, str):
         return (by,)
-    return tuple(by)
+    out = tuple(by)
+    twice = sorted({str(c) for c in out if out.count(c) > 1})
+    if twice:
+        raise TaukError(f"by names {', '.join(map(repr, twice))} more than once: give each column once")
+    return out
 
 
 def check_k(k: Any) -> int:

@@ -67,21 +67,29 @@ def terminal_safe(text: Any) -> str:
 
 
 _BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+# what a page would hide or reflow: C0 / C1 controls but tab, newline and the CR of a CRLF (HTML reads a lone CR as
+# a line break and shows ESC as nothing: task "t\r8" looked like "t 8", an ANSI colour code vanished)
+_HTML_CONTROL = re.compile(r"\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def html_escape(text: Any) -> str:
-    """Text safe in HTML text and attributes: ``& < > " '`` as entities (:func:`html.escape`), and the bidi
+    """Text safe in HTML text and attributes: ``& < > " '`` as entities (:func:`html.escape`), the bidi
     embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) shown as ``\\u202e`` like the terminal shows
-    them: obeyed, one in a task id would draw the rest of its line reversed (``None`` → empty string).
+    them: obeyed, one in a task id would draw the rest of its line reversed, and the other control characters a
+    page would hide or turn into a line break (ESC, a lone CR, …; not tab or newline) shown as ``\\x1b``, ``\\r``
+    (``None`` → empty string).
 
     >>> html_escape("<b>t\u202e7</b> · reward 0")
     '&lt;b&gt;t\\\\u202e7&lt;/b&gt; · reward 0'
+    >>> html_escape("t\\r8 \\x1b[31mred\\nnext")
+    't\\\\r8 \\\\x1b[31mred\\nnext'
     """
     if text is None:
         return ""
     import html  # loaded when a page or a notebook renders one (not at every start)
 
-    return _BIDI.sub(lambda m: f"\\u{ord(m.group(0)):04x}", html.escape(str(text), quote=True))
+    out = _BIDI.sub(lambda m: f"\\u{ord(m.group(0)):04x}", html.escape(str(text), quote=True))
+    return _HTML_CONTROL.sub(lambda m: repr(m.group(0))[1:-1], out)
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

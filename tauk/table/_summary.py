@@ -116,6 +116,16 @@ def _latex_blocks(widths: list[float], keys: int, width: float) -> list[list[int
 
 
 # ---- the table ------------------------------------------------------------------------------------------------
+def _check_digits(digits: Any) -> int:
+    """``digits`` (decimals of the numbers shown) as a positive integer, else a one-line
+    :class:`~tauk.errors.TaukError` (0 or fewer made Python's format raise on the first small number)."""
+    from tauk.errors import TaukError
+
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise TaukError(f"digits must be a positive integer (decimals of the numbers shown), got {digits!r}")
+    return digits
+
+
 @dataclass(frozen=True)
 class SummaryTable:
     """A titled table with notes, rendered for every target from one place.
@@ -178,7 +188,7 @@ class SummaryTable:
         return self.fields or self.columns
 
     def _cells(self, digits: int | None = None) -> list[list[str]]:
-        d = self.digits if digits is None else digits
+        d = self.digits if digits is None else _check_digits(digits)
         return [[fmt(v, d) for v in row] for row in self.rows]
 
     def _left(self) -> list[bool]:
@@ -302,6 +312,7 @@ class SummaryTable:
     # -- numbers: CSV, frame, records -----------------------------------------------------------------------------
     def _flat(self, digits: int | None) -> tuple[list[str], list[list[Any]]]:
         """Field names and raw values, intervals expanded into three columns, floats rounded to ``digits``."""
+        digits = None if digits is None else _check_digits(digits)
         has_interval = [any(isinstance(r[i], Interval) for r in self.rows) for i in range(len(self.columns))]
         names: list[str] = [name for name, _ in self.context]
         for name, iv in zip(self.field_names, has_interval):

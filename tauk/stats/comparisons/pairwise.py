@@ -48,7 +48,7 @@ import polars as pl
 from tauk._compat import keyword_options
 from tauk._lazy import lazy
 from tauk.conventions import ADJUST, CI_LEVEL, CI_METHOD, INFRA, PAIRED_TEST, RESAMPLES, SEED
-from tauk.errors import StatsWarning
+from tauk.errors import StatsWarning, TaukError
 
 from ..dependence.adjust import (
     COUNTS_NOTE,
@@ -63,7 +63,7 @@ from ..options import IntervalOptions, check_adjust, check_test, finite_or_none,
 from ..tasks import GroupTasks, check_k, normalize_by, pooling_notes, u_hat
 from .paired_tests import EXACT_CELLS, _lattice, paired_test, signflip_pvalue
 from .pairing import groups_by_label, pair_tasks, task_index
-from .pvalues import adjust_pvalues, sign_flip_pvalue, wilcoxon_pvalue
+from .pvalues import adjust_pvalues, check_permutations, sign_flip_pvalue, wilcoxon_pvalue
 from .ranks import rank_intervals
 from .results import (
     NUM_FIELDS,
@@ -183,6 +183,7 @@ def compare(
     """
     asked = normalize_by(by)
     k = check_k(k)
+    check_permutations(permutations)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     widen_runs = check_run_effects(run_effects) == "adjust"
@@ -305,7 +306,14 @@ def compare_all(
     [(1.0, 1.0, 1.0, 1.0), (2.0, 2.0, 3.0, 2.0), (3.0, 2.0, 3.0, 2.0)]
     """
     asked = normalize_by(by)
+    if isinstance(agents, str):
+        raise TaukError(f"agents takes a list of {label} values (at least two), got the string {agents!r}")
+    if agents is not None:
+        twice = sorted({str(x) for x in agents if list(agents).count(x) > 1})
+        if twice:  # each pair with it twice in the family (and the agent against itself): Holm over too many
+            raise TaukError(f"agents names {', '.join(map(repr, twice))} more than once: give each agent once")
     k = check_k(k)
+    check_permutations(permutations)
     opts = interval_options(options, ci=ci, method=method, resamples=resamples, seed=seed)
     test = check_test(test)
     check_adjust(adjust)  # early

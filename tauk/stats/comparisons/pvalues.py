@@ -12,6 +12,7 @@ import numpy as np
 
 from tauk._compat import keyword_options
 from tauk.conventions import ADJUST, RESAMPLES, SEED
+from tauk.errors import TaukError
 
 from ..options import check_adjust
 
@@ -58,6 +59,10 @@ def sign_flip_pvalue(
     (0.25, 'exact')
     """
     d = np.asarray(d, dtype=np.float64)
+    if not np.isfinite(d).all():  # a NaN difference fell out of every comparison: p came out 0
+        raise TaukError(f"sign_flip_pvalue: the differences must be finite numbers; {int((~np.isfinite(d)).sum())} "
+                        "are NaN or infinite (drop the tasks without a difference first)")  # fmt: skip
+    check_permutations(permutations)
     d = d[d != 0]
     m = d.size
     if m == 0:
@@ -118,10 +123,23 @@ def wilcoxon_pvalue(d: Sequence[float] | np.ndarray) -> float:
     return float(min(1.0, 2.0 * special.ndtr(-abs(z))))
 
 
+def check_permutations(permutations: object) -> int:
+    """``permutations`` (random sign vectors of a Monte Carlo p-value) as an integer ≥ 1, else a one-line
+    :class:`~tauk.errors.TaukError` (0 gave p = 1 whatever the data, a negative number a ZeroDivisionError)."""
+    if isinstance(permutations, bool) or not isinstance(permutations, int | np.integer) or permutations < 1:
+        raise TaukError(f"permutations must be an integer ≥ 1, got {permutations!r}")
+    return int(permutations)
+
+
 def _sorted_finite(p: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(p as floats, an all-NaN output, the indices of the finite p-values in ascending order): NaN entries are
-    left out of the family and stay NaN."""
+    left out of the family and stay NaN; a p-value outside [0, 1] is a :class:`~tauk.errors.TaukError` (Holm
+    turned -0.1 into an adjusted -0.2)."""
     p = np.asarray(p, dtype=np.float64)
+    off = p[~np.isnan(p) & ~((p >= -1e-9) & (p <= 1 + 1e-9))]  # rounding past an end is not an error
+    if off.size:
+        raise TaukError(f"p-values must lie in [0, 1] (NaN: not in the family); got {off[:3].tolist()}")
+    p = np.where(np.isnan(p), p, np.clip(p, 0.0, 1.0))
     ok = np.flatnonzero(np.isfinite(p))
     return p, np.full(p.shape, np.nan), ok[np.argsort(p[ok], kind="stable")]
 

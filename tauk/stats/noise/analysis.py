@@ -194,6 +194,8 @@ class ConsistencyResult:
 
     def flaky_summary(self, limit: int | None = 20) -> SummaryTable:
         """The flaky tasks (c/n strictly between 0 and 1), most undecided first, at most ``limit`` per group."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise TaukError(f"limit (flaky tasks listed per group) must be an integer ≥ 0 or None, got {limit!r}")
         keys = list(self.by)
         tk = [c for c in TASK_KEY if c not in keys]
         df = self.flaky

@@ -34,6 +34,7 @@ one release as a deprecated alias). The target power is ``target_power`` everywh
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -221,6 +222,10 @@ def power_analysis(
     if (var_d is None) == (pilot is None):
         raise TaukError("give exactly one of var_d or pilot")
     tasks_needed(delta, 1.0, alpha=alpha, target_power=target_power)  # validates
+    bad = [m for m in trials_per_task if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1]
+    if bad:
+        raise TaukError(f"trials_per_task must be positive integers (trials of each task in the planned run), got "
+                        f"{list(trials_per_task)!r}")  # fmt: skip
     if var_d is not None:
         if not 0 <= var_d < float("inf"):
             raise TaukError(f"var_d must be a finite number ≥ 0, got {var_d}")

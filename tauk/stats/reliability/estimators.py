@@ -229,6 +229,7 @@ def wilson_outcome_interval(u: np.ndarray, level: float) -> tuple[float, float, 
     z = float(sstats.norm.ppf(0.5 + level / 2))
     centre = (q + z * z / (2 * T)) / (1 + z * z / T)
     half = z * np.sqrt(q * (1 - q) / T + z * z / (4 * T * T)) / (1 + z * z / T)
-    lo_q, hi_q = max(0.0, centre - half), min(1.0, centre + half)
+    lo_q = 0.0 if d <= 0 else max(0.0, centre - half)  # the ends at d = 0 / d = T exactly (not 1e-17 off)
+    hi_q = 1.0 if d >= T else min(1.0, centre + half)
     se = float(v.std(ddof=1) / np.sqrt(T)) if T > 1 else np.nan
     return (1 - 2 * q, se, float(1 - 2 * hi_q), float(1 - 2 * lo_q), T)

@@ -47,6 +47,7 @@ from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError, check_columns
 from tauk.table import Interval, SummaryTable
 
+from ..tasks import normalize_by
 from .estimators import (
     c4,
     edit_similarity_padded,
@@ -162,10 +163,34 @@ class ReliabilityProfile:
             "trajectory: tasks with >= 2 successful trials; mean over pairs of those trials",
             f"infrastructure errors: {self.infra}",
             *self.notes,
+            *self._interval_notes(names),
         )
         return SummaryTable.build("Reliability profile", [*self.by, "metric", "estimate [interval]", "tasks"],
                                   rows, notes, digits=3, fields=[*self.by, "metric", "estimate", "tasks"],
                                   keys=len(self.by) + 1)  # fmt: skip
+
+    def _interval_notes(self, names: Sequence[str]) -> list[str]:
+        """Rows whose interval is a point (every task the same value: a t interval of zero width, which states no
+        uncertainty about the tasks not run) or missing beside an estimate (one task), named."""
+        labels = dict(METRICS)
+        point, single = [], []
+        for r in self.groups.iter_rows(named=True):
+            who = " · ".join(str(r[k]) for k in self.by) or "all"
+            for m in names:
+                est, lo, hi = r[m], r[f"{m}_low"], r[f"{m}_high"]
+                if est is None:
+                    continue
+                if lo is None or hi is None:
+                    single.append(f"{who} {labels[m]}")
+                elif lo == hi:
+                    point.append(f"{who} {labels[m]}")
+        out = []
+        if point:
+            out.append(f"zero-width interval (every task the same value, so the task-level interval is the point; it "
+                       f"says nothing of tasks not run): {'; '.join(point)}")  # fmt: skip
+        if single:
+            out.append(f"no interval (fewer than 2 tasks with a value): {'; '.join(single)}")
+        return out
 
     def __repr__(self) -> str:
         return f"ReliabilityProfile({self.groups.height} groups, by={self.by})"
@@ -311,7 +336,7 @@ def reliability(
     if not 0 < ci < 1:
         raise TaukError(f"ci= takes a level in (0, 1), not {ci!r}")
     tr = _trials(data)
-    by = (by,) if isinstance(by, str) else tuple(by)
+    by = normalize_by(by)
     check_columns(by, tr.columns)
     missing = [c for c in ("task_id", reward) if c not in tr.columns]
     if missing:
