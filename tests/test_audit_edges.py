@@ -4,6 +4,7 @@ numbers shown without the note that makes them readable, and figures or profiles
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -270,3 +271,20 @@ def test_per_agent_bars_say_when_they_pool_setups_of_one_domain(two_user_models,
         assert "A bar pools setups" in caption and "A (2 setups of one domain)" in caption and "B (" not in caption
     for fig in (tauk.plot.failure_breakdown(tauk.score(sample)), tauk.plot.termination_reasons(sample)):
         assert "pools setups" not in " ".join(t.get_text() for t in fig.texts)
+
+
+def test_markdown_shows_control_characters_instead_of_dropping_them():
+    """Markdown dropped ESC and bidi overrides (and tabs, gluing words): agents "gpt" and "gpt<ESC>" showed as two
+    identical rows, where the terminal and HTML show ``\\x1b``. Now shown the same way; line breaks and tabs fold to
+    a space; a table row still has one cell per column."""
+    from tauk.table import SummaryTable, markdown_escape
+
+    assert markdown_escape("gpt\x1b") != markdown_escape("gpt")
+    assert markdown_escape("gpt\x1b[31m") == "gpt\\\\x1b\\[31m"  # renders as gpt\x1b[31m
+    assert markdown_escape("a\u202eb") == "a\\\\u202eb"
+    assert markdown_escape("a\r\nb\tc") == "a b c"
+    md = SummaryTable.build("t", ["agent", "n"], [["gpt", 1], ["gpt\x1b", 2], ["x|\t\u202ey", 3]]).to_markdown()
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ")]
+    assert len(rows) == 4 and len({r for r in rows[1:]}) == 3
+    assert all(len(re.findall(r"(?<!\\)\|", r)) == 3 for r in rows)
+    assert not re.search(r"[\x00-\x1f\u202a-\u202e]", md.replace("\n", ""))
