@@ -288,3 +288,21 @@ def test_markdown_shows_control_characters_instead_of_dropping_them():
     assert len(rows) == 4 and len({r for r in rows[1:]}) == 3
     assert all(len(re.findall(r"(?<!\\)\|", r)) == 3 for r in rows)
     assert not re.search(r"[\x00-\x1f\u202a-\u202e]", md.replace("\n", ""))
+
+
+def test_latex_shows_control_characters_as_code_points(tmp_path, pdflatex):
+    """LaTeX dropped ESC and bidi overrides ("gpt" and "gpt<ESC>" were two identical rows) and tabs (gluing words);
+    now a control character is shown as its code point, as a character pdflatex cannot typeset already was, and a
+    tab is a space. The table still compiles."""
+    from conftest import compile_latex_tables
+    from tauk.table import LATEX_WIDTH_PT, SummaryTable, latex_escape
+
+    assert latex_escape("gpt\x1b") == r"gpt\texttt{U+001B}" != latex_escape("gpt")
+    assert latex_escape("a\u202eb") == r"a\texttt{U+202E}b"
+    assert latex_escape("a\tb\u2028c") == "a b c"
+    names = ["gpt", "gpt\x1b[31m", "=cmd|\x1b[31mred\r\u202eevil_%&#${}~^\\", "a\tb\x85d\x00e\x7f", "[x] \x1b"]
+    t = SummaryTable.build("pass of gpt\x1b", ["agent", "n"], [[n, i] for i, n in enumerate(names)],
+                           notes=["note \x1b \u202e"], label="tab:controls")  # fmt: skip
+    tex = tmp_path / "controls.tex"
+    tex.write_text(t.to_latex(), encoding="utf-8")
+    assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []

@@ -168,6 +168,9 @@ _LATEX_SPECIAL = {
     "|": r"\textbar{}",
     "\n": " ",
     "\r": " ",
+    "\t": " ",
+    "\u2028": " ",
+    "\u2029": " ",
     # symbols the statistics notes use that pdflatex's utf8 input does not know (in math mode)
     "−": "-",
     "×": r"$\times$",
@@ -204,19 +207,18 @@ _PDFLATEX_TEXT = re.compile(
 
 
 def _latex_char(ch: str) -> str:
-    """One character for pdflatex: a special escaped, a control character dropped, one pdflatex cannot typeset
-    shown as its code point (``\\texttt{U+6A21}``: the name stays legible and tells apart from others)."""
+    """One character for pdflatex: a special escaped, one pdflatex cannot typeset — a control character (ESC, a bidi
+    override) too, which was dropped, so "gpt" and "gpt<ESC>" looked alike — shown as its code point
+    (``\\texttt{U+6A21}``: the name stays legible and tells apart from others)."""
     if ch in _LATEX_SPECIAL:
         return _LATEX_SPECIAL[ch]
     if _PDFLATEX_TEXT.match(ch) or ch == _MARK:
         return ch
-    if _CONTROL.match(ch):
-        return ""
     return rf"\texttt{{U+{ord(ch):04X}}}"
 
 
 def latex_escape(text: Any) -> str:
-    r"""Escape LaTeX's special characters in ``text`` (line breaks become spaces, control characters dropped,
+    r"""Escape LaTeX's special characters in ``text`` (line breaks and tabs become spaces; control characters and
     characters pdflatex cannot typeset in a stock document shown as their code point, after NFC composition).
 
     Examples
