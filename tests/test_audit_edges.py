@@ -306,3 +306,17 @@ def test_latex_shows_control_characters_as_code_points(tmp_path, pdflatex):
     tex = tmp_path / "controls.tex"
     tex.write_text(t.to_latex(), encoding="utf-8")
     assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []
+
+
+def test_a_command_on_nothing_says_so(tmp_path, capsys):
+    """An ingest that found no results file leaves an empty store; every command then printed an empty table (or
+    []) and exit 0 — so did a lenient load whose every file was skipped. Now one line, exit 2."""
+    (tmp_path / "empty").mkdir()
+    assert main(["ingest", str(tmp_path / "empty"), "--store", str(tmp_path / "st")]) == 2
+    capsys.readouterr()
+    (tmp_path / "bad.json").write_text('{"bad')
+    for argv in (["summary", str(tmp_path / "st")], ["summary", str(tmp_path / "st"), "--format", "json"],
+                 ["consistency", str(tmp_path / "st")], ["summary", str(tmp_path / "bad.json"), "--lenient"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.splitlines()[-1].startswith("tauk: error: ") and "no run to analyse" in err, err
