@@ -4,6 +4,7 @@ numbers shown without the note that makes them readable, and figures or profiles
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -270,3 +271,52 @@ def test_per_agent_bars_say_when_they_pool_setups_of_one_domain(two_user_models,
         assert "A bar pools setups" in caption and "A (2 setups of one domain)" in caption and "B (" not in caption
     for fig in (tauk.plot.failure_breakdown(tauk.score(sample)), tauk.plot.termination_reasons(sample)):
         assert "pools setups" not in " ".join(t.get_text() for t in fig.texts)
+
+
+def test_markdown_shows_control_characters_instead_of_dropping_them():
+    """Markdown dropped ESC and bidi overrides (and tabs, gluing words): agents "gpt" and "gpt<ESC>" showed as two
+    identical rows, where the terminal and HTML show ``\\x1b``. Now shown the same way; line breaks and tabs fold to
+    a space; a table row still has one cell per column."""
+    from tauk.table import SummaryTable, markdown_escape
+
+    assert markdown_escape("gpt\x1b") != markdown_escape("gpt")
+    assert markdown_escape("gpt\x1b[31m") == "gpt\\\\x1b\\[31m"  # renders as gpt\x1b[31m
+    assert markdown_escape("a\u202eb") == "a\\\\u202eb"
+    assert markdown_escape("a\r\nb\tc") == "a b c"
+    md = SummaryTable.build("t", ["agent", "n"], [["gpt", 1], ["gpt\x1b", 2], ["x|\t\u202ey", 3]]).to_markdown()
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ")]
+    assert len(rows) == 4 and len({r for r in rows[1:]}) == 3
+    assert all(len(re.findall(r"(?<!\\)\|", r)) == 3 for r in rows)
+    assert not re.search(r"[\x00-\x1f\u202a-\u202e]", md.replace("\n", ""))
+
+
+def test_latex_shows_control_characters_as_code_points(tmp_path, pdflatex):
+    """LaTeX dropped ESC and bidi overrides ("gpt" and "gpt<ESC>" were two identical rows) and tabs (gluing words);
+    now a control character is shown as its code point, as a character pdflatex cannot typeset already was, and a
+    tab is a space. The table still compiles."""
+    from conftest import compile_latex_tables
+    from tauk.table import LATEX_WIDTH_PT, SummaryTable, latex_escape
+
+    assert latex_escape("gpt\x1b") == r"gpt\texttt{U+001B}" != latex_escape("gpt")
+    assert latex_escape("a\u202eb") == r"a\texttt{U+202E}b"
+    assert latex_escape("a\tb\u2028c") == "a b c"
+    names = ["gpt", "gpt\x1b[31m", "=cmd|\x1b[31mred\r\u202eevil_%&#${}~^\\", "a\tb\x85d\x00e\x7f", "[x] \x1b"]
+    t = SummaryTable.build("pass of gpt\x1b", ["agent", "n"], [[n, i] for i, n in enumerate(names)],
+                           notes=["note \x1b \u202e"], label="tab:controls")  # fmt: skip
+    tex = tmp_path / "controls.tex"
+    tex.write_text(t.to_latex(), encoding="utf-8")
+    assert compile_latex_tables(pdflatex, [tex], tmp_path, LATEX_WIDTH_PT) == []
+
+
+def test_a_command_on_nothing_says_so(tmp_path, capsys):
+    """An ingest that found no results file leaves an empty store; every command then printed an empty table (or
+    []) and exit 0 — so did a lenient load whose every file was skipped. Now one line, exit 2."""
+    (tmp_path / "empty").mkdir()
+    assert main(["ingest", str(tmp_path / "empty"), "--store", str(tmp_path / "st")]) == 2
+    capsys.readouterr()
+    (tmp_path / "bad.json").write_text('{"bad')
+    for argv in (["summary", str(tmp_path / "st")], ["summary", str(tmp_path / "st"), "--format", "json"],
+                 ["consistency", str(tmp_path / "st")], ["summary", str(tmp_path / "bad.json"), "--lenient"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.splitlines()[-1].startswith("tauk: error: ") and "no run to analyse" in err, err

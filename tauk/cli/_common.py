@@ -88,13 +88,15 @@ def load_inputs(args: argparse.Namespace):
         agents, domains = split_list(getattr(args, "agent", None)), split_list(getattr(args, "domain", None))
         if agents or domains:
             res = res.filter(agent=agents, domain=domains)
-    if quiet:
-        return res
-    if args.lenient and not res.report.ok:
-        sys.stderr.write(f"tauk: {safe_lines(res.report)}\n")
-    else:
-        for w in caught:  # one line each, not Python's warning format
-            sys.stderr.write(f"tauk: warning: {safe_lines(w.message)}\n")
+    if not quiet:
+        if args.lenient and not res.report.ok:
+            sys.stderr.write(f"tauk: {safe_lines(res.report)}\n")
+        else:
+            for w in caught:  # one line each, not Python's warning format
+                sys.stderr.write(f"tauk: warning: {safe_lines(w.message)}\n")
+    if res.runs.height == 0:  # an empty store (an ingest that found nothing), or a lenient load that kept nothing
+        names = ", ".join(map(str, [*args.paths, *(getattr(args, "label", None) or ())]))
+        raise TaukError(f"{names}: no run to analyse (an empty store, or every file skipped)")
     return res
 
 

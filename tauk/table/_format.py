@@ -137,7 +137,8 @@ def markdown_escape(text: Any) -> str:
     """Text safe inside a Markdown table cell (and the HTML it becomes): ``& < >`` as entities so no tag forms,
     ``\\ ` * [ ] | ! $`` escaped so no cell break, link, image, code span, emphasis or math (GitHub renders
     ``$…$``) forms, ``_`` and ``~`` escaped at a word's edge so no emphasis or strikethrough forms (inside a word,
-    ``gpt_4o``, they stay as they are), line breaks folded and other control characters dropped.
+    ``gpt_4o``, they stay as they are), line breaks folded and other control characters (ESC, bidi overrides …)
+    shown as the terminal and HTML show them (``\\x1b``), not dropped: two names that differ only there stay apart.
 
     >>> print(markdown_escape("![x](http://e.vil) <img onerror=1> a|b\\r\\nc"))
     \\!\\[x\\](http://e.vil) &lt;img onerror=1&gt; a\\|b c
@@ -145,8 +146,8 @@ def markdown_escape(text: Any) -> str:
     \\$x_1\\$ \\_draft\\_ \\~\\~old\\~\\~ gpt_4o p ~ q
     """
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = re.sub(r"[\r\n\u2028\u2029]+", " ", s)
-    s = _CONTROL.sub("", s)
+    s = re.sub(r"[\r\n\t\u2028\u2029]+", " ", s)
+    s = terminal_safe(s)  # what is left of the controls, made visible (its backslash escaped below)
     s = _MD_SPECIAL.sub(r"\\\1", s)
     return _MD_EDGE.sub(lambda m: "\\" + m.group(0), s)
 
@@ -167,6 +168,9 @@ _LATEX_SPECIAL = {
     "|": r"\textbar{}",
     "\n": " ",
     "\r": " ",
+    "\t": " ",
+    "\u2028": " ",
+    "\u2029": " ",
     # symbols the statistics notes use that pdflatex's utf8 input does not know (in math mode)
     "−": "-",
     "×": r"$\times$",
@@ -203,19 +207,18 @@ _PDFLATEX_TEXT = re.compile(
 
 
 def _latex_char(ch: str) -> str:
-    """One character for pdflatex: a special escaped, a control character dropped, one pdflatex cannot typeset
-    shown as its code point (``\\texttt{U+6A21}``: the name stays legible and tells apart from others)."""
+    """One character for pdflatex: a special escaped, one pdflatex cannot typeset — a control character (ESC, a bidi
+    override) too, which was dropped, so "gpt" and "gpt<ESC>" looked alike — shown as its code point
+    (``\\texttt{U+6A21}``: the name stays legible and tells apart from others)."""
     if ch in _LATEX_SPECIAL:
         return _LATEX_SPECIAL[ch]
     if _PDFLATEX_TEXT.match(ch) or ch == _MARK:
         return ch
-    if _CONTROL.match(ch):
-        return ""
     return rf"\texttt{{U+{ord(ch):04X}}}"
 
 
 def latex_escape(text: Any) -> str:
-    r"""Escape LaTeX's special characters in ``text`` (line breaks become spaces, control characters dropped,
+    r"""Escape LaTeX's special characters in ``text`` (line breaks and tabs become spaces; control characters and
     characters pdflatex cannot typeset in a stock document shown as their code point, after NFC composition).
 
     Examples
