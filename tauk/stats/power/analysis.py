@@ -226,6 +226,10 @@ def power_analysis(
     if bad:
         raise TaukError(f"trials_per_task must be positive integers (trials of each task in the planned run), got "
                         f"{list(trials_per_task)!r}")  # fmt: skip
+    if not (isinstance(disagreement, numbers.Real) and 0.0 <= disagreement < float("inf")):
+        raise TaukError(f"disagreement must be a finite variance ≥ 0, got {disagreement!r}")
+    if var_d is not None and (icc is not None or disagreement):
+        raise TaukError("icc and disagreement describe a pilot; with var_d they would be ignored")
     if var_d is not None:
         if not 0 <= var_d < float("inf"):
             raise TaukError(f"var_d must be a finite number ≥ 0, got {var_d}")
@@ -271,6 +275,9 @@ def power_analysis(
     if pairs[0][0].size < 2:
         raise TaukError("the pilot needs at least 2 tasks to estimate a variance")
     if len(pairs) == 2:
+        if disagreement:
+            raise TaukError("disagreement is for a pilot of one agent: a paired pilot measures how the two agents "
+                            "differ task by task (leave it at 0)")
         def fit(a):
             return variance_from_paired_pilot(*a, icc=icc)
     else:
@@ -281,7 +288,9 @@ def power_analysis(
     between, within = model.between, model.within
     mean_n = float(np.mean([n.mean() for n, _ in pairs]))
     ms = sorted({int(n) for n in trials_per_task})
-    dfs = pilot_df(fit, arrays, [*ms, mean_n]) if pilot_uncertainty else [None] * (len(ms) + 1)
+    with warnings.catch_warnings():  # the jackknife refits the pilot: what the fit had to say was said above
+        warnings.simplefilter("ignore", StatsWarning)
+        dfs = pilot_df(fit, arrays, [*ms, mean_n]) if pilot_uncertainty else [None] * (len(ms) + 1)
     if model.identified and len(pairs) == 2:
         share = between / (between + within) if between + within > 0 else None
     else:  # one agent: the between part is the stated disagreement; one trial: the icc stated (or None)

@@ -145,8 +145,8 @@ def tasks_needed(delta: float, var_d: float, *, alpha: float = ALPHA, target_pow
     if not (0 < alpha < 1 and 0 < target_power < 1):
         raise TaukError("alpha and target_power must lie in (0, 1)")
     power, var_d = target_power, float(var_d)
-    if delta == 0 or not math.isfinite(delta):
-        raise TaukError(f"delta must be a finite nonzero difference, got {delta}")
+    if delta == 0 or not math.isfinite(delta) or abs(delta) > 1:
+        raise TaukError(f"delta must be a nonzero difference of success rates, in [−1, 1], got {delta}")
     _check_variance(var_d, df)
     if var_d == 0:
         return 2

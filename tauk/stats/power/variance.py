@@ -24,12 +24,20 @@ For pass^k with k > 1 give Var(d_t) directly (e.g. the sample variance of a pair
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-from tauk.errors import TaukError
+from tauk.errors import StatsWarning, TaukError
+
+
+def _icc_unused(icc: float | None) -> None:
+    """Warn that a stated ``icc`` is not used: the pilot has tasks with ≥ 2 trials, which measure the split."""
+    if icc is not None:
+        warnings.warn(f"icc = {icc:g} not used: the pilot has tasks with ≥ 2 trials, which measure the split of "
+                      "Var(d_t) into between- and within-task parts", StatsWarning, stacklevel=4)
 
 __all__ = ["VarianceModel", "variance_from_pilot", "variance_from_paired_pilot", "pilot_df"]
 
@@ -113,6 +121,7 @@ def variance_from_pilot(n, c, *, disagreement: float = 0.0, icc: float | None = 
         raise TaukError("icc must lie in [0, 1)")
     w, var_p = _pq(n, c)
     if w is not None:
+        _icc_unused(icc)
         return VarianceModel(float(disagreement), 2.0 * w, "single-agent pilot", True,
                              "E[p(1−p)] estimated without bias (tasks with ≥ 2 trials); shared task difficulty, "
                              f"disagreement = {disagreement:g} assumed", var_p)
@@ -162,6 +171,7 @@ def variance_from_paired_pilot(n_a, c_a, n_b, c_b, *, icc: float | None = None) 
     d = c_a / n_a - c_b / n_b
     v = float(np.var(d, ddof=1))
     if np.any(n_a >= 2) and np.any(n_b >= 2):
+        _icc_unused(icc)
         wa, fill_a = _trial_variances(n_a, c_a)
         wb, fill_b = _trial_variances(n_b, c_b)
         noise = float(np.mean(wa / n_a + wb / n_b))

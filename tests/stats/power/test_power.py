@@ -230,3 +230,25 @@ def test_a_one_agent_pilot_keeps_its_setups_apart():
     pw = power_analysis(pl.concat([a, b]), delta=0.1)
     assert pw.pilot_tasks == 12 and pw.pilot_trials_per_task == 2
     assert power_analysis(a, delta=0.1).pilot_tasks == 6  # one setup: as before
+
+
+def test_options_a_plan_would_ignore_are_refused_or_named():
+    """delta beyond a difference of rates, icc / disagreement where they are not used: an error or a StatsWarning,
+    never a plan that silently dropped them."""
+    from tauk.errors import StatsWarning
+
+    with pytest.raises(TaukError, match=r"\[−1, 1\]"):
+        tasks_needed(2.0, 0.2)
+    with pytest.raises(TaukError, match="ignored"):
+        power_analysis(delta=0.1, var_d=0.2, icc=0.3)
+    with pytest.raises(TaukError, match="ignored"):
+        power_analysis(delta=0.1, var_d=0.2, disagreement=0.05)
+    with pytest.raises(TaukError, match="disagreement"):
+        power_analysis(delta=0.1, var_d=0.2, disagreement=-1.0)
+    rows = two_agents([[1, 0], [0, 0], [1, 1], [1, 0], [0, 1], [1, 1]], [[0, 0], [0, 1], [1, 1], [0, 0], [0, 0], [1, 0]])
+    paired = make_trials(rows)
+    with pytest.raises(TaukError, match="paired pilot measures"):
+        power_analysis(paired, delta=0.1, disagreement=0.05)
+    with pytest.warns(StatsWarning, match="icc = 0.3 not used") as caught:
+        power_analysis(paired, delta=0.1, icc=0.3)
+    assert sum("icc" in str(w.message) for w in caught) == 1  # once, not once per jackknife refit
