@@ -87,6 +87,13 @@ def pool(data: Path) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------------- mutations
+NOTES: list[str] = []  # what the mutations of the case being built did (kind:option), for the summary
+
+
+def _note(label: str) -> None:
+    NOTES.append(label)
+
+
 def _calls(sim: dict) -> list[tuple[dict, dict]]:
     return [(m, c) for m in sim["messages"] if isinstance(m.get("tool_calls"), list) for c in m["tool_calls"]]
 
@@ -185,6 +192,7 @@ def m_comm_message(rng, task, sim):
         return
     m = rng.choice(msgs)
     t = rng.choice(["none", "empty", "blank", "digits_commas", "upper", "role_swap", "append_needle", "special"])
+    _note(f"comm_message:{t}")
     ci = _ec(task).get("communicate_info") or []
     if t == "none":
         m["content"] = None
@@ -220,6 +228,7 @@ def _mutate_value(rng: random.Random, v: Any) -> Any:
     elif t is dict:
         opts += ["dict_reorder", "dict_drop", "dict_inner", "dict_extra"]
     o = rng.choice(opts)
+    _note(f"value:{o}")
     if o == "null":
         return None
     if o == "string":
@@ -341,6 +350,7 @@ def m_compare_args(rng, task, sim):
     calls = [c for _, c in _calls(sim) if c.get("name") == g.get("name")]
     ckeys = list((calls[0].get("arguments") or {}).keys()) if calls and isinstance(calls[0].get("arguments"), dict) else []
     o = rng.choice(["none", "empty", "subset", "subset", "plus_missing", "dup", "call_keys", "absent"])
+    _note(f"compare_args:{o}")
     if o == "none":
         g["compare_args"] = None
     elif o == "empty":
@@ -364,6 +374,7 @@ def m_calls_layout(rng, task, sim):
     with_calls = [m for m in msgs if isinstance(m.get("tool_calls"), list) and m["tool_calls"]]
     o = rng.choice(["dup_call", "move_to_user", "reverse", "content_and_calls", "empty_list", "drop_all",
                     "name_case", "split"])  # fmt: skip
+    _note(f"calls_layout:{o}")
     if o == "reverse":
         sim["messages"] = msgs[::-1]
     elif o == "drop_all":
@@ -414,6 +425,7 @@ def m_calls_role_probe(rng, task, sim):
         if isinstance(m.get("tool_calls"), list):
             m["tool_calls"] = [x for x in m["tool_calls"] if x.get("name") != g["name"]] or None
     role = rng.choice(["system", "tool"])
+    _note(f"calls_role_probe:{role}")
     msg = {"role": role, "content": "probe", "tool_calls": [c]}
     if role == "tool":
         msg.update(id="fz_probe", requestor="assistant", error=False)
@@ -423,12 +435,15 @@ def m_calls_role_probe(rng, task, sim):
 def m_termination(rng, task, sim):
     sim["termination_reason"] = rng.choice([*REASONS, *REASONS[:2], "USER_STOP", "TerminationReason.AGENT_STOP",
                                             "something_else", None])  # fmt: skip
+    _note(f"termination:{sim['termination_reason']}")
 
 
 def m_basis(rng, task, sim):
     ec = _ec(task)
     comps = ["DB", "ENV_ASSERTION", "COMMUNICATE", "ACTION", "NL_ASSERTION"]
     o = rng.random()
+    _note("basis:" + ("known" if o < 0.55 else "empty" if o < 0.65 else "duplicate" if o < 0.72 else "lower_case"
+                      if o < 0.8 else "unknown_name" if o < 0.86 else "absent" if o < 0.93 else "null"))
     if o < 0.55:
         ec["reward_basis"] = rng.sample(comps, rng.randint(1, 3))
     elif o < 0.65:
@@ -448,6 +463,7 @@ def m_basis(rng, task, sim):
 def m_criteria(rng, task, sim):
     # (nl_assertions are left alone: NL_ASSERTION is the record's verdict on both sides)
     o = rng.choice(["ec_none", "actions_none", "actions_empty", "comm_none", "comm_empty"])
+    _note(f"criteria:{o}")
     if o == "ec_none":
         task["evaluation_criteria"] = None
         return
@@ -468,6 +484,7 @@ def m_raw_spelling(rng, task, sim):
     o = rng.choice(["call_args_string", "call_args_null", "call_args_missing", "call_args_list", "gold_args_null",
                     "gold_args_missing", "comm_non_string", "compare_args_non_string", "content_non_string",
                     "call_name_null", "role_case"])  # fmt: skip
+    _note(f"raw_spelling:{o}")
     ec = _ec(task)
     if o.startswith("call_") and c is not None:
         if o == "call_args_string":
@@ -502,10 +519,11 @@ def m_raw_spelling(rng, task, sim):
 MUTATIONS = {k: globals()[f"m_{k}"] for k in KINDS}
 
 
-def make_case(base: dict, i: int, seed: int) -> dict:
+def make_case(base: dict, i: int, seed: int, only: tuple[str, ...] = ()) -> dict:
     rng = random.Random(seed * 1_000_003 + i)
     task, sim = copy.deepcopy(base["task"]), copy.deepcopy(base["sim"])
-    kinds = rng.sample(KINDS, rng.choice([1, 1, 2, 2, 3]))
+    kinds = rng.sample(only or KINDS, min(len(only or KINDS), rng.choice([1, 1, 2, 2, 3])))
+    NOTES.clear()
     for k in kinds:
         try:
             MUTATIONS[k](rng, task, sim)
@@ -515,7 +533,7 @@ def make_case(base: dict, i: int, seed: int) -> dict:
     task["id"] = cid
     sim["id"], sim["task_id"] = cid, cid
     doc = {**base["top"], "tasks": [task], "simulations": [sim]}
-    return {"case": cid, "kinds": kinds, "evaluation": rng.choice(EVALUATION_TYPES), "base": base["file"],
+    return {"case": cid, "kinds": kinds, "notes": sorted(set(NOTES)), "evaluation": rng.choice(EVALUATION_TYPES), "base": base["file"],
             "base_sim": base["sim"]["id"], "doc": doc}  # fmt: skip
 
 
@@ -733,6 +751,22 @@ def compare(case: dict, up: dict, tk: dict) -> list[tuple[str, str]]:
     return res
 
 
+def refusal_reason(load_error: str) -> str:
+    """The place and kind of upstream's validation error, indices removed (messages: the variant its role names)."""
+    import re
+
+    errs = re.findall(r"\n((?:simulations|tasks|info)[^\n]*)\n\s+[^\n]*\[type=(\w+)", load_error)
+    if not errs:
+        return load_error.split("\n")[0][:80]
+    norm = [(re.sub(r"\.\d+", ".*", loc), t) for loc, t in errs]
+    specific = [x for x in norm if not (x[0].endswith(".role") and x[1] == "literal_error")]
+    if norm and not specific:
+        return "simulations.*.messages.*.role: literal_error"
+    loc, t = (specific or norm)[0]
+    loc = re.sub(r"\.(SystemMessage|AssistantMessage|UserMessage|ToolMessage|MultiToolMessage)\.", ".<message>.", loc)
+    return f"{loc}: {t}"
+
+
 GOOD = {"agree", "documented_refusal", "tauk_refuses_named", "upstream_refuses_flagged", "upstream_crash_flagged", "not_comparable",
         "tauk_null_flagged"}  # fmt: skip
 
@@ -744,6 +778,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--keep", type=Path, default=None, help="keep the case files (and disagreements) here")
     ap.add_argument("--out", type=Path, default=None, help="also write the summary to this file")
+    ap.add_argument("--kinds", default="", help="comma-separated mutation kinds to draw from (default: all)")
     ap.add_argument("--show", type=int, default=3, help="disagreeing cases printed per (component, outcome)")
     a = ap.parse_args(argv)
     t0 = time.time()
@@ -751,9 +786,12 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="fuzz_score_")) if a.keep is None else a.keep
     work.mkdir(parents=True, exist_ok=True)
     rng = random.Random(a.seed)
+    only = tuple(k for k in a.kinds.split(",") if k)
+    if set(only) - set(KINDS):
+        ap.error(f"unknown kinds {sorted(set(only) - set(KINDS))}; known: {', '.join(KINDS)}")
     cases = []
     for i in range(a.n):
-        c = make_case(base[rng.randrange(len(base))], i, a.seed)
+        c = make_case(base[rng.randrange(len(base))], i, a.seed, only)
         c["path"] = work / f"{c['case']}.json"
         c["path"].write_text(json.dumps(c.pop("doc"), ensure_ascii=rng.random() < 0.5))
         cases.append(c)
@@ -767,12 +805,15 @@ def main(argv: list[str] | None = None) -> int:
     outcome: Counter = Counter()
     per_kind: dict[str, Counter] = defaultdict(Counter)
     bad: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    per_note: dict[str, Counter] = defaultdict(Counter)
     for c in cases:
         for comp, o in compare(c, up[c["case"]], tk[c["case"]]):
             outcome[(comp, o)] += 1
             if o not in GOOD:
                 for k in c["kinds"]:
                     per_kind[k][comp] += 1
+                for k in c["notes"] or ["-"]:
+                    per_note[k][f"{comp}/{o}"] += 1
                 bad[(comp, o)].append(c)
     lines = [
         f"fuzz_scoring_upstream: n={a.n} seed={a.seed} base simulations={len(base)} "
@@ -791,11 +832,21 @@ def main(argv: list[str] | None = None) -> int:
         f"(cases: {len({x['case'] for v in bad.values() for x in v})})",
         "disagreements per component by mutation kind:",
         *[f"  {k:<18} " + ", ".join(f"{comp}={n}" for comp, n in sorted(v.items())) for k, v in sorted(per_kind.items())],
+        "disagreements by mutation option (a case counts once per option it applied):",
+        *[f"  {k:<40} " + ", ".join(f"{x}={n}" for x, n in sorted(v.items())) for k, v in sorted(per_note.items())],
     ]  # fmt: skip
+    refusals: dict[str, Counter] = defaultdict(Counter)
+    for c in cases:
+        u = up[c["case"]]
+        if "load_error" in u:
+            o = compare(c, u, tk[c["case"]])[0][1]
+            refusals[refusal_reason(u["load_error"])][o] += 1
+    lines += ["", "upstream refuses the file (its pydantic models), by reason: tauk's outcome",
+              *[f"  {r:<72} " + ", ".join(f"{o}={n}" for o, n in sorted(v.items())) for r, v in sorted(refusals.items())]]
     for (comp, o), cs in sorted(bad.items()):
         lines.append(f"\nexamples of {comp} / {o} ({len(cs)}):")
         for c in cs[: a.show]:
-            lines.append(f"  {c['case']} kinds={c['kinds']} evaluation={c['evaluation']} base={c['base']}:{c['base_sim']}")
+            lines.append(f"  {c['case']} notes={c['notes']} evaluation={c['evaluation']} base={c['base']}:{c['base_sim']}")
             lines.append(f"    upstream: {json.dumps(up[c['case']], ensure_ascii=False)[:400]}")
             lines.append(f"    tauk:     {json.dumps(tk[c['case']], ensure_ascii=False, default=str)[:400]}")
     text = "\n".join(lines)
