@@ -24,7 +24,17 @@ gate, COMMUNICATE, ACTION and the reward are compared. Outcomes:
   upstream's single-component / ignore-basis types drop a factor the basis names;
 * ``upstream_refuses_flagged`` — upstream's models refuse the file; tauk names the problem (a load-report entry or
   warning for that file, the simulation skipped, a null reward or an error);
-* ``upstream_refuses_silent`` / ``mismatch`` / ``tauk_null`` — disagreements: printed with the case and kept.
+* ``tauk_refuses_named`` — tauk refuses a file upstream grades, naming why (NaN / Infinity / 1e400 anywhere: the
+  file is ``unreadable_file``);
+* ``not_comparable`` — the reward needs a verdict neither side has (NL_ASSERTION unjudged, a record judging NL
+  assertions the mutated task no longer has);
+* ``upstream_refuses_silent`` / ``mismatch`` / ``tauk_null`` / ``tauk_refuses`` — disagreements: printed with the
+  case.
+
+Known open disagreements (see the summary's "by reason" table): an explicit ``"reward_basis": null`` (upstream
+refuses it; tauk reads the default basis, no report), and spellings upstream refuses inside messages that scoring
+never decodes (no check needs them: no gold action and no communicate string, or the gate failed) — there the
+reward does not depend on the messages.
 
 The summary prints the mutations tried per kind and the disagreements per component.
 """
@@ -533,7 +543,13 @@ def make_case(base: dict, i: int, seed: int, only: tuple[str, ...] = ()) -> dict
     task["id"] = cid
     sim["id"], sim["task_id"] = cid, cid
     doc = {**base["top"], "tasks": [task], "simulations": [sim]}
-    return {"case": cid, "kinds": kinds, "notes": sorted(set(NOTES)), "evaluation": rng.choice(EVALUATION_TYPES), "base": base["file"],
+    # NL_ASSERTION is the record's verdict on both sides: a record judging assertions the mutated task no longer has
+    # (criteria removed, then recreated empty) says nothing about the kernel
+    ec = task.get("evaluation_criteria") if isinstance(task.get("evaluation_criteria"), dict) else None
+    ri = sim.get("reward_info") if isinstance(sim.get("reward_info"), dict) else {}
+    judged = bool(ri.get("nl_assertions")) or "NL_ASSERTION" in (ri.get("reward_breakdown") or {})
+    stale_nl = judged and not (ec and ec.get("nl_assertions"))
+    return {"case": cid, "kinds": kinds, "notes": sorted(set(NOTES)), "stale_nl": stale_nl, "evaluation": rng.choice(EVALUATION_TYPES), "base": base["file"],
             "base_sim": base["sim"]["id"], "doc": doc}  # fmt: skip
 
 
@@ -688,19 +704,26 @@ def run_tauk(cases: list[dict]) -> dict[str, dict]:
                         one_group([c], evaluation)
                     return
                 s, err = None, f"{type(exc).__name__}: {exc}"[:300]
+            # the components do not depend on the evaluation type: read them under a basis every type evaluates, so
+            # that they are compared where the chosen type refuses the task's basis too
+            try:
+                comps = {r["run_id"]: r for r in tauk.score(res, evaluation="all", reward_basis=["DB"]).select(
+                    "run_id", "gate", "communicate", "action").to_dicts()}  # fmt: skip
+            except tauk.TaukError:
+                comps = {}
         messages = [str(w.message) for w in caught]
         rows = {} if s is None else {r["run_id"]: r for r in s.select(
-            "run_id", "gate", "communicate", "action", "score_reward", "failure").to_dicts()}  # fmt: skip
+            "run_id", "score_reward", "failure").to_dicts()}  # fmt: skip
         for c in group:
             p = str(c["path"])
             flags = [f"{i.kind}: {i.message}"[:200] for i in res.report.issues if i.path == p]
             flags += [m[:200] for m in messages if p in m or c["case"] in m]
-            if s is None:
-                out[c["case"]] = {"error": err, "flags": flags}
-            elif c["case"] not in rows:
-                out[c["case"]] = {"skipped": True, "flags": flags}
+            if c["case"] not in comps and (s is None or c["case"] not in rows):
+                out[c["case"]] = {"skipped": True, "flags": flags} if s is not None else {"error": err, "flags": flags}
+            elif s is None:
+                out[c["case"]] = {**comps[c["case"]], "error": err, "flags": flags}
             else:
-                out[c["case"]] = {**rows[c["case"]], "flags": flags}
+                out[c["case"]] = {**comps.get(c["case"], {}), **rows[c["case"]], "flags": flags}
 
     for evaluation, group in by_type.items():
         for k in range(0, len(group), 400):
@@ -722,10 +745,10 @@ def compare(case: dict, up: dict, tk: dict) -> list[tuple[str, str]]:
     if "load_error" in up:
         return [("load", "upstream_refuses_flagged" if flagged else "upstream_refuses_silent")]
     res = []
-    if ("error" in tk and not tk["error"].startswith("EvaluationError")) or tk.get("skipped"):
+    if ("error" in tk and not tk["error"].startswith("EvaluationError")) or tk.get("skipped") or "gate" not in tk:
         # tauk refuses a file upstream grades: acceptable only when it names why
         return [("load", "tauk_refuses_named" if tk.get("flags") or "error" in tk else "tauk_drops_silently")]
-    if "error" not in tk:
+    if "gate" in tk:
         res.append(("gate", "agree" if _num_eq(up["gate"], tk["gate"]) else "mismatch"))
         for comp in ("communicate", "action"):
             if comp + "_error" in up:
@@ -735,7 +758,7 @@ def compare(case: dict, up: dict, tk: dict) -> list[tuple[str, str]]:
             else:
                 res.append((comp, "agree" if _num_eq(up[comp], tk[comp]) else "mismatch"))
     # the reward
-    if "reward_unknown" in up:
+    if "reward_unknown" in up or case.get("stale_nl"):
         res.append(("reward", "not_comparable"))
     elif "reward_crash" in up:
         res.append(("reward", "upstream_crash_flagged" if flagged else "upstream_crash_silent"))
@@ -778,6 +801,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--keep", type=Path, default=None, help="keep the case files (and disagreements) here")
     ap.add_argument("--out", type=Path, default=None, help="also write the summary to this file")
+    ap.add_argument("--chunk", type=int, default=2000, help="cases written and judged at a time")
     ap.add_argument("--kinds", default="", help="comma-separated mutation kinds to draw from (default: all)")
     ap.add_argument("--show", type=int, default=3, help="disagreeing cases printed per (component, outcome)")
     a = ap.parse_args(argv)
@@ -789,17 +813,31 @@ def main(argv: list[str] | None = None) -> int:
     only = tuple(k for k in a.kinds.split(",") if k)
     if set(only) - set(KINDS):
         ap.error(f"unknown kinds {sorted(set(only) - set(KINDS))}; known: {', '.join(KINDS)}")
-    cases = []
-    for i in range(a.n):
-        c = make_case(base[rng.randrange(len(base))], i, a.seed, only)
-        c["path"] = work / f"{c['case']}.json"
-        c["path"].write_text(json.dumps(c.pop("doc"), ensure_ascii=rng.random() < 0.5))
-        cases.append(c)
-    t1 = time.time()
-    up = run_upstream(cases, work)
-    t2 = time.time()
-    tk = run_tauk(cases)
-    t3 = time.time()
+    cases: list[dict] = []
+    up: dict[str, dict] = {}
+    tk: dict[str, dict] = {}
+    t_build = t_up = t_tk = 0.0
+    for start in range(0, a.n, a.chunk):  # written, judged and scored a chunk at a time (bounded disk)
+        t = time.time()
+        chunk = []
+        for i in range(start, min(a.n, start + a.chunk)):
+            c = make_case(base[rng.randrange(len(base))], i, a.seed, only)
+            c["path"] = work / f"{c['case']}.json"
+            c["path"].write_text(json.dumps(c.pop("doc"), ensure_ascii=rng.random() < 0.5))
+            chunk.append(c)
+        t_build += time.time() - t
+        t = time.time()
+        up.update(run_upstream(chunk, work))
+        t_up += time.time() - t
+        t = time.time()
+        tk.update(run_tauk(chunk))
+        t_tk += time.time() - t
+        if a.keep is None:
+            for c in chunk:
+                c["path"].unlink()
+        cases += chunk
+        print(f"  {len(cases)} cases ({time.time() - t0:.0f} s)", file=sys.stderr)
+    t1, t2, t3 = t0 + t_build, t0 + t_build + t_up, t0 + t_build + t_up + t_tk
 
     tried = Counter(k for c in cases for k in c["kinds"])
     outcome: Counter = Counter()
@@ -841,6 +879,11 @@ def main(argv: list[str] | None = None) -> int:
         if "load_error" in u:
             o = compare(c, u, tk[c["case"]])[0][1]
             refusals[refusal_reason(u["load_error"])][o] += 1
+    named = Counter(tk[c["case"]]["flags"][0].split(":")[0] if tk[c["case"]].get("flags") else
+                    tk[c["case"]].get("error", "?").split(":")[0] for c in cases
+                    if compare(c, up[c["case"]], tk[c["case"]])[0][1] == "tauk_refuses_named")  # fmt: skip
+    lines += ["", "tauk refuses, naming why, a file upstream grades: " +
+              (", ".join(f"{k}={n}" for k, n in named.most_common()) or "none")]  # fmt: skip
     lines += ["", "upstream refuses the file (its pydantic models), by reason: tauk's outcome",
               *[f"  {r:<72} " + ", ".join(f"{o}={n}" for o, n in sorted(v.items())) for r, v in sorted(refusals.items())]]
     for (comp, o), cs in sorted(bad.items()):
