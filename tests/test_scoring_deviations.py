@@ -325,3 +325,22 @@ def test_viewer_highlights_the_first_decisive_deviation_escaped():
     html = render_trajectory(messages, calls, trial={"reward": 0.0}, deviations=dv)
     assert "first decisive deviation" in html and "tauk-decisive" in html
     assert "<script>" not in html and "<a>" not in html and "&lt;script&gt;" in html
+
+
+def test_calls_of_system_and_tool_messages_are_not_pooled():
+    """As ACTION (and τ²-bench) pools only the calls of assistant and user messages, so do the deviations: a gold's
+    call recorded on a tool message leaves the gold missing."""
+    trials = pl.DataFrame({"run_id": ["r"], "simulation_id": ["s"], "task_id": ["t"], "domain": ["airline"],
+                           "setup": ["airline/normal/u/DB"], "format": ["tau2"], "reward": [0.0], "n_messages": [3]})
+    actions = pl.DataFrame({"run_id": ["r"], "task_id": ["t"], "action_idx": [0], "name": ["get_user_details"],
+                            "arguments": ['{"user_id":"u"}'], "requestor": ["assistant"]})  # fmt: skip
+    calls = pl.DataFrame({
+        "run_id": ["r"] * 2, "simulation_id": ["s"] * 2, "call_idx": [0, 1], "message_idx": [1, 2],
+        "name": ["get_user_details"] * 2, "arguments": ['{"user_id":"u"}'] * 2, "requestor": ["assistant"] * 2,
+        "role": ["tool", "system"], "result": ["ok", "ok"], "is_error": [False, False],
+    })  # fmt: skip
+    messages = pl.DataFrame({"run_id": ["r"] * 3, "simulation_id": ["s"] * 3, "message_idx": [0, 1, 2],
+                             "role": ["user", "tool", "system"]})  # fmt: skip
+    res = {"trials": trials, "expected_actions": actions, "tool_calls": calls, "messages": messages,
+           "tasks": pl.DataFrame({"run_id": ["r"], "task_id": ["t"]})}  # fmt: skip
+    assert [(r["kind"], r["tool"]) for r in deviations(res).iter_rows(named=True)] == [("missing", "get_user_details")]

@@ -193,6 +193,33 @@ class TestAction:
         gold2 = [action("toggle", {"on": True}, requestor="assistant")]
         assert act([call("toggle", {"on": True}, role="user")], gold2) == 1.0
 
+    def test_calls_on_system_and_tool_messages_never_count(self):
+        """τ²-bench pools the calls of assistant and user messages only (its system and tool message models have no
+        `tool_calls`: a recorded one is ignored). Found by benchmarks/fuzz_scoring_upstream.py."""
+        gold = [action("f", {"x": 1})]
+        assert act([call("f", {"x": 1}, role="system")], gold) == 0.0
+        assert act([call("f", {"x": 1}, role="tool")], gold) == 0.0
+        assert act([call("f", {"x": 1}, role="tool"), call("f", {"x": 1}, role="user")], gold) == 1.0
+        checks = action_checks(build([sim("s", "t", [call("f", {"x": 1}, role="tool")])], [task("t", actions=gold)]))
+        assert checks.select("matched", "call_idx").row(0) == (False, None)
+
+    def test_calls_on_system_and_tool_messages_of_a_file_never_count(self, tmp_path):
+        import json
+
+        gold = {"action_id": "a", "name": "f", "arguments": {"x": 1}, "compare_args": None}
+        t = {"id": "t", "user_scenario": {"instructions": "x"},
+             "evaluation_criteria": {"actions": [gold], "reward_basis": ["ACTION"]}}  # fmt: skip
+        msgs = [{"role": "assistant", "content": "hi"},
+                {"role": "tool", "id": "c", "content": "ok", "requestor": "assistant",
+                 "tool_calls": [{"id": "c", "name": "f", "arguments": {"x": 1}, "requestor": "assistant"}]},
+                {"role": "system", "content": "s", "tool_calls": [{"id": "d", "name": "f", "arguments": {"x": 1}}]}]
+        s = {"id": "s", "task_id": "t", "trial": 0, "termination_reason": "user_stop", "messages": msgs,
+             "reward_info": {"reward": 0.0, "reward_basis": ["ACTION"]}}  # fmt: skip
+        f = tmp_path / "r.json"
+        f.write_text(json.dumps({"info": {"environment_info": {"domain_name": "mock"}}, "tasks": [t], "simulations": [s]}))
+        row = score(tauk.load(f)).row(0, named=True)
+        assert (row["action"], row["score_reward"], row["failure"]) == (0.0, 0.0, "ACTION")
+
     def test_one_call_matches_several_golds_and_order_free(self):
         golds = [action("f", {"x": 1}), action("f", {"x": 1, "y": 2})]
         assert act([call("f", {"x": 1})], golds) == 1.0

@@ -48,7 +48,8 @@ def messages(draw):
     for _ in range(draw(st.integers(0, 7))):
         role = draw(st.sampled_from(["system", "user", "assistant", "tool", "assistant"]))
         content = draw(st.one_of(st.none(), texts))
-        tcs = draw(calls) if role in ("assistant", "user") else []
+        # calls of system and tool messages too: a file may record them; τ²-bench's models ignore them
+        tcs = draw(calls) if role in ("assistant", "user") or draw(st.integers(0, 3)) == 0 else []
         out.append(
             {
                 "role": role,

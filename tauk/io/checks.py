@@ -358,15 +358,20 @@ def check_termination_reasons(run: RunData, strict: bool, report: LoadReport) ->
     """Termination reasons that are not upstream's spellings: an obvious respelling of a known reason (an enum's
     repr, upper case, ``infra_error`` …) is read as that reason — so an infrastructure error is one, dropped or
     failed by the ``infra=`` rule — and counted in a report line; an unknown reason is kept as written (it fails the
-    termination gate when re-scored) and reported. A warning either way, in both modes."""
+    termination gate when re-scored) and reported; so is a missing (null) reason, which τ²-bench's loader refuses and
+    the gate fails. A warning either way, in both modes."""
     from tauk.conventions import TERMINATION_REASONS
 
     mapped: dict[tuple[str, str], int] = {}
     unknown: dict[str, int] = {}
     first: dict[str, str] = {}
+    missing: list[str] = []
     for sim, src in zip(run.simulations, run.sim_sources):
         value = sim.termination_reason
-        if value is None or value in TERMINATION_REASONS:
+        if value is None:
+            missing.append(_where(run, src, "termination_reason"))
+            continue
+        if value in TERMINATION_REASONS:
             continue
         known = _known_reason(value)
         if known is not None:
@@ -385,6 +390,11 @@ def check_termination_reasons(run: RunData, strict: bool, report: LoadReport) ->
         msg = (f"unknown termination reasons kept as written: {shown} — not infrastructure errors, and they fail the "
                "termination gate when re-scored")  # fmt: skip
         report.add(str(run.path), first[next(iter(unknown))], "unknown_termination_reason", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+    if missing:  # τ²-bench's SimulationRun requires one (its loader refuses the file)
+        msg = (f"{len(missing)} simulation(s) record no termination_reason (τ²-bench's model requires one): they fail "
+               "the termination gate when re-scored (reward 0, failure 'premature:unknown')")  # fmt: skip
+        report.add(str(run.path), missing[0], "missing_termination_reason", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
 
 
@@ -421,6 +431,39 @@ def definitions_by_id(tasks: list[S.Task]) -> tuple[dict[str, int], list[S.Task]
     return first, keep, copies, differing
 
 
+def _check_criteria(run: RunData, tasks_file: str, report: LoadReport) -> None:
+    """Evaluation criteria spelled in ways τ²-bench's task model refuses but tauk reads: a gold action without
+    ``arguments`` (or null: read as ``{}``) and reward-basis names not in upper case (read upper-cased). Each is a
+    report line and a warning, in both modes: the reward is tauk's reading, upstream would not grade the file."""
+    from tauk.conventions import COMPONENTS
+
+    no_args: list[str] = []
+    respelled: dict[str, str] = {}
+    where_basis: list[str] = []
+    for i, task in enumerate(run.tasks):
+        ec = task.evaluation_criteria
+        if ec is None:
+            continue
+        no_args += [f"$.tasks[{i}].evaluation_criteria.actions[{j}].arguments"
+                    for j, a in enumerate(ec.actions or ()) if a.arguments is None]  # fmt: skip
+        for name in ec.reward_basis or ():
+            if name not in COMPONENTS and name.upper() in COMPONENTS:
+                respelled.setdefault(name, name.upper())
+                where_basis.append(f"$.tasks[{i}].evaluation_criteria.reward_basis")
+    if no_args:
+        msg = (f"{len(no_args)} gold action(s) have no arguments (missing or null; τ²-bench's Action model requires "
+               "an object): read as {} — a call matches them only with no arguments, or by the names compare_args "
+               "lists")  # fmt: skip
+        report.add(tasks_file, no_args[0], "gold_action_without_arguments", msg)
+        warnings.warn(f"{tasks_file}: {msg}", LoadWarning, stacklevel=6)
+    if respelled:
+        shown = "; ".join(f"{a!r} → {b!r}" for a, b in respelled.items())
+        msg = (f"reward-basis names not spelled as τ²-bench writes them (its model refuses them), read as its own: "
+               f"{shown} ({len(where_basis)} task(s))")  # fmt: skip
+        report.add(tasks_file, where_basis[0], "reward_basis_respelled", msg)
+        warnings.warn(f"{tasks_file}: {msg}", LoadWarning, stacklevel=6)
+
+
 def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
     """Task definitions sharing an id: a second copy of the same definition is dropped, with a report line; two
     different definitions under one id are refused by name under strict loading — which of them graded the
@@ -447,6 +490,7 @@ def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
                f"$.tasks[{copies[0]}]); one copy of each kept")  # fmt: skip
         report.add(tasks_file, f"$.tasks[{copies[0]}].id", "duplicate_task_definition", msg, skipped=len(copies))
     run.tasks = keep
+    _check_criteria(run, tasks_file, report)
     normal = {unicodedata.normalize("NFC", tid): tid for tid in first}
     odd: dict[str, str] = {}
     for sim in run.simulations:

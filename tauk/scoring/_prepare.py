@@ -28,6 +28,9 @@ READ_COLUMNS = (
 MESSAGE_COLUMNS = ("run_id", "simulation_id", "message_idx", "role", "content", "n_tool_calls")
 """The columns of ``messages`` scoring reads (COMMUNICATE and its explanations)."""
 
+CALL_ROLES = ("assistant", "user")
+"""The roles of the messages whose tool calls ACTION pools (τ²-bench: ``AssistantMessage`` and ``UserMessage``)."""
+
 
 class Frames:
     """Duck-typed access to the frames of a ``tauk.Results`` (or any object / mapping holding them).
@@ -242,6 +245,9 @@ class Prepared:
                 schema={"_sid": pl.UInt32, "_gid": pl.UInt32, "matched": pl.Boolean, "call_idx": pl.Int64}
             )
         calls = self.src.tool_calls
+        if "role" in calls.columns:  # upstream pools the calls of assistant and user messages only: a `tool_calls`
+            # key on a system or tool message is not part of its models (ignored), so never a match here either
+            calls = calls.filter(pl.col("role").is_in(CALL_ROLES))
         if self._any_duplex:
             cols = ["run_id", "simulation_id", "call_idx", "name", "arguments"]
             calls = pl.concat([self._without_duplex(calls.select(cols)), self.src.tick_tool_calls.select(cols)])

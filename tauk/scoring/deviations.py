@@ -65,7 +65,7 @@ from tauk.scoring._deviation_match import (
     order_items,
     pair_leftovers,
 )
-from tauk.scoring._prepare import Frames, resolve_tasks
+from tauk.scoring._prepare import CALL_ROLES, Frames, resolve_tasks
 from tauk.tasks import SIDES, classify_tools, recorded_tool_types, tool_table
 
 __all__ = ["DEVIATION_KINDS", "NEUTRAL_REASONS", "deviations", "trial_deviations"]
@@ -158,6 +158,8 @@ class _Built:
         for c, t in (("requestor", pl.String), ("role", pl.String), ("result", pl.String), ("is_error", pl.Boolean)):
             if c not in calls.columns:
                 calls = calls.with_columns(pl.lit(None, t).alias(c))
+        # the calls ACTION pools: those of assistant and user messages (a frame without roles: every call)
+        calls = calls.filter(pl.col("role").is_in(CALL_ROLES) | pl.col("role").is_null())
         calls = tr.select("_sid", "run_id", "simulation_id", "domain", "_solo",
                           _fmt=pl.col("format") if "format" in tr.columns else pl.lit(None, pl.String)).join(
             calls.select("run_id", "simulation_id", "call_idx", "message_idx", "name", "arguments", "requestor",

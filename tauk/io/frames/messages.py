@@ -8,13 +8,14 @@ cannot be decoded raises :class:`tauk.LoadError` under strict loading, else is s
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
 import polars as pl
 
-from tauk.errors import LoadError, LoadReport
+from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
 from tauk.io.columns import MESSAGES, TOOL_CALLS
 from tauk.io.files import record_message, record_shortfall, release
@@ -268,6 +269,7 @@ def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: Load
     """Append one τ²-bench simulation's messages and tool calls to ``cols`` (the current batch), then yield
     (``raw=False``: ``usage`` and ``raw_data`` left null)."""
     repair_none = run.stringified_tool_calls
+    odd = _Spellings()
     for sid, messages in _full_simulations(run, report, strict):
         if not messages:
             yield
@@ -284,6 +286,14 @@ def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: Load
             if repair_none and content == "None":
                 content = None
             calls, from_str = _tool_call_dicts(msg.tool_calls)
+            if msg.role not in _ROLES:
+                odd.roles[str(msg.role)] = odd.roles.get(str(msg.role), 0) + 1
+            if not from_str:
+                for call in calls:
+                    if call["arguments"] is None:
+                        odd.no_args += 1
+                    elif isinstance(call["arguments"], str):
+                        odd.text_args += 1
             message_cols["run_id"].append(rid)
             message_cols["simulation_id"].append(sid)
             message_cols["message_idx"].append(i)
@@ -314,6 +324,42 @@ def _tau2_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: Load
                 call_cols["parsed_from_string"].append(from_str)
                 call_idx += 1
         yield
+    odd.report(run, report)
+
+
+_ROLES = ("system", "user", "assistant", "tool")
+
+
+class _Spellings:
+    """Message spellings τ²-bench's message models refuse but tauk reads, counted over one run and reported once
+    (a report line and a warning, in both modes): a role not among ``system / user / assistant / tool`` (its
+    message is neither the agent's text nor a pooled tool call), a tool call whose ``arguments`` is missing or null
+    (read as ``{}``) or a JSON text (read as the object it holds)."""
+
+    def __init__(self) -> None:
+        self.roles: dict[str, int] = {}
+        self.no_args = 0
+        self.text_args = 0
+
+    def report(self, run: RunData, report: LoadReport) -> None:
+        parts = []
+        if self.roles:
+            shown = ", ".join(f"{r!r} ({n})" for r, n in self.roles.items())
+            parts.append(("unknown_message_role", f"messages with a role τ²-bench does not know: {shown} — they count "
+                          "neither as the agent's text (COMMUNICATE) nor for their tool calls (ACTION)"))  # fmt: skip
+        if self.no_args:
+            parts.append(("tool_call_without_arguments", f"{self.no_args} tool call(s) without arguments (missing or "
+                          "null): read as {}"))  # fmt: skip
+        if self.text_args:
+            parts.append(("tool_call_arguments_as_text", f"{self.text_args} tool call(s) whose arguments are a JSON "
+                          "text: read as the object it holds"))  # fmt: skip
+        path = str(run.path)
+        for kind, what in parts:
+            if any(i.kind == kind and i.path == path for i in report.issues):
+                continue  # the messages are decoded once per column selection: reported once
+            msg = f"{what} (τ²-bench's message models refuse these: its loader would not grade the file)"
+            report.add(path, f"{run.sims_path}[*].messages", kind, msg)
+            warnings.warn(f"{path}: {msg}", LoadWarning, stacklevel=2)
 
 
 def _taubench_rows(cols: list[dict[str, list]], run: RunData, rid: str, report: LoadReport,
