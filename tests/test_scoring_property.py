@@ -161,9 +161,12 @@ def test_checks_match_reference(case):
                 None,
             )  # fmt: skip
             exp_c.append((s["id"], i, info, first is not None, first))
-        pool = [c for m in ms if m["role"] in ("assistant", "user") for c in m["tool_calls"] or []]
+        # call_idx is the call's position among all the simulation's calls (the tool_calls frame's key); only the
+        # calls of assistant and user messages can match (upstream ignores the others)
+        calls = [(m["role"], c) for m in ms for c in m["tool_calls"] or []]
         for j, g in enumerate(ec.get("actions") or []):
-            first = next((k for k, c in enumerate(pool) if ref_call_matches(g, c)), None)
+            first = next((k for k, (role, c) in enumerate(calls)
+                          if role in ("assistant", "user") and ref_call_matches(g, c)), None)  # fmt: skip
             exp_a.append((s["id"], j, first is not None, first))
     got_c = communicate_checks(r).select("simulation_id", "info_idx", "info", "met", "message_idx").rows()
     got_a = action_checks(r).select("simulation_id", "action_idx", "matched", "call_idx").rows()
