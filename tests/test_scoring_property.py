@@ -161,9 +161,11 @@ def test_checks_match_reference(case):
                 None,
             )  # fmt: skip
             exp_c.append((s["id"], i, info, first is not None, first))
-        pool = [c for m in ms if m["role"] in ("assistant", "user") for c in m["tool_calls"] or []]
+        # call_idx numbers every recorded call of the simulation; only those of assistant and user messages pool
+        numbered = [(m["role"], c) for m in ms for c in m["tool_calls"] or []]
+        pool = [(k, c) for k, (role, c) in enumerate(numbered) if role in ("assistant", "user")]
         for j, g in enumerate(ec.get("actions") or []):
-            first = next((k for k, c in enumerate(pool) if ref_call_matches(g, c)), None)
+            first = next((k for k, c in pool if ref_call_matches(g, c)), None)
             exp_a.append((s["id"], j, first is not None, first))
     got_c = communicate_checks(r).select("simulation_id", "info_idx", "info", "met", "message_idx").rows()
     got_a = action_checks(r).select("simulation_id", "action_idx", "matched", "call_idx").rows()
