@@ -161,12 +161,11 @@ def test_checks_match_reference(case):
                 None,
             )  # fmt: skip
             exp_c.append((s["id"], i, info, first is not None, first))
-        # call_idx is the call's position among all the simulation's calls (the tool_calls frame's key); only the
-        # calls of assistant and user messages can match (upstream ignores the others)
-        calls = [(m["role"], c) for m in ms for c in m["tool_calls"] or []]
+        # call_idx numbers every recorded call of the simulation; only those of assistant and user messages pool
+        numbered = [(m["role"], c) for m in ms for c in m["tool_calls"] or []]
+        pool = [(k, c) for k, (role, c) in enumerate(numbered) if role in ("assistant", "user")]
         for j, g in enumerate(ec.get("actions") or []):
-            first = next((k for k, (role, c) in enumerate(calls)
-                          if role in ("assistant", "user") and ref_call_matches(g, c)), None)  # fmt: skip
+            first = next((k for k, c in pool if ref_call_matches(g, c)), None)
             exp_a.append((s["id"], j, first is not None, first))
     got_c = communicate_checks(r).select("simulation_id", "info_idx", "info", "met", "message_idx").rows()
     got_a = action_checks(r).select("simulation_id", "action_idx", "matched", "call_idx").rows()
