@@ -41,6 +41,8 @@ def _spell(kind: str) -> dict:
         del task["evaluation_criteria"]["actions"][0]["arguments"]
     elif kind == "reward_basis_respelled":
         task["evaluation_criteria"]["reward_basis"] = ["action"]
+    elif kind == "reward_basis_null":
+        task["evaluation_criteria"]["reward_basis"] = None
     elif kind == "unknown_message_role":
         sim["messages"][1]["role"] = "Assistant"
     elif kind == "tool_call_without_arguments":
@@ -55,6 +57,7 @@ CASES = {
     "missing_termination_reason": (1.0, 0.0),  # the gate fails
     "gold_action_without_arguments": (0.0, 0.0),  # {} against the call's {"x": 1}
     "reward_basis_respelled": (1.0, 1.0),  # read as ACTION
+    "reward_basis_null": (1.0, 1.0),  # read as the default DB × COMMUNICATE (no db_check: 1; "done" was said)
     "unknown_message_role": (0.0, 0.0),  # the call of a message of no known role is not pooled
     "tool_call_without_arguments": (1.0, 1.0),  # {}: compare_args null compares the call's keys, none
     "tool_call_arguments_as_text": (1.0, 1.0),  # the object the text holds

@@ -440,10 +440,13 @@ def _check_criteria(run: RunData, tasks_file: str, report: LoadReport) -> None:
     no_args: list[str] = []
     respelled: dict[str, str] = {}
     where_basis: list[str] = []
+    null_basis: list[str] = []
     for i, task in enumerate(run.tasks):
         ec = task.evaluation_criteria
         if ec is None:
             continue
+        if getattr(ec, "reward_basis_null", False):
+            null_basis.append(f"$.tasks[{i}].evaluation_criteria.reward_basis")
         no_args += [f"$.tasks[{i}].evaluation_criteria.actions[{j}].arguments"
                     for j, a in enumerate(ec.actions or ()) if a.arguments is None]  # fmt: skip
         for name in ec.reward_basis or ():
@@ -455,6 +458,11 @@ def _check_criteria(run: RunData, tasks_file: str, report: LoadReport) -> None:
                "an object): read as {} — a call matches them only with no arguments, or by the names compare_args "
                "lists")  # fmt: skip
         report.add(tasks_file, no_args[0], "gold_action_without_arguments", msg)
+        warnings.warn(f"{tasks_file}: {msg}", LoadWarning, stacklevel=6)
+    if null_basis:
+        msg = (f"{len(null_basis)} task(s) have \"reward_basis\": null (τ²-bench's model refuses it: a list is "
+               "required), read as the default basis DB × COMMUNICATE")  # fmt: skip
+        report.add(tasks_file, null_basis[0], "reward_basis_null", msg)
         warnings.warn(f"{tasks_file}: {msg}", LoadWarning, stacklevel=6)
     if respelled:
         shown = "; ".join(f"{a!r} → {b!r}" for a, b in respelled.items())

@@ -66,12 +66,18 @@ class Action(Struct):
     compare_args: list[str] | None = None
 
 
-class EvaluationCriteria(Struct):
+class EvaluationCriteria(Struct, dict=True):
     actions: list[Action] | None = None
     env_assertions: list[Raw] | None = None
     communicate_info: list[str] | None = None
     nl_assertions: list[str] | None = None
-    reward_basis: list[str] | None = None
+    reward_basis: list[str] | None | msgspec.UnsetType = msgspec.UNSET
+
+    def __post_init__(self) -> None:
+        # absent → None (the default basis) as before; an explicit null is remembered: τ²-bench's model refuses it
+        self.reward_basis_null = self.reward_basis is None
+        if self.reward_basis is msgspec.UNSET:
+            self.reward_basis = None
 
 
 class Task(Struct):

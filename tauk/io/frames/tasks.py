@@ -148,7 +148,7 @@ def taubench_task(task_id: Any, tb: S.TBTask) -> S.Task:
     """
     actions = [S.Action(name=a.name, arguments=a.kwargs or {}) for a in tb.actions or ()]
     desc = msgspec.Raw(orjson.dumps({"instruction": tb.instruction, "user_id": tb.user_id}))
-    ec = S.EvaluationCriteria(actions=actions, communicate_info=list(tb.outputs or []), reward_basis=None)
+    ec = S.EvaluationCriteria(actions=actions, communicate_info=list(tb.outputs or []))
     return S.Task(id=str(task_id), description=desc, user_scenario=desc, evaluation_criteria=ec)
 
 
