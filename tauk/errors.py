@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from tauk._text import terminal_safe
+
 
 class TaukError(ValueError):
     """Base class of every error tauk raises on purpose (a ``ValueError``: bad input or a bad argument).
@@ -46,8 +48,6 @@ class LoadError(TaukError):
     """
 
     def __init__(self, path: str, location: str | None, message: str):
-        from tauk.table import terminal_safe  # only when an error is raised
-
         self.path = str(path)
         self.location = location
         self.message = message
@@ -80,8 +80,6 @@ class LoadIssue:
     skipped: int = 0
 
     def __str__(self) -> str:
-        from tauk.table import terminal_safe  # only when a report is printed
-
         where = f" at {terminal_safe(self.location)}" if self.location else ""
         return f"{terminal_safe(self.path)}{where}: [{self.kind}] {self.message}"
 

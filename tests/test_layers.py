@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "_compat": 0,
     "_lazy": 0,
+    "_text": 0,
     "table": 0,
     "io": 1,
     "schema": 1,

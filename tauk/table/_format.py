@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from tauk._text import CONTROL, terminal_safe
+
 __all__ = ["Interval", "csv_safe", "distinct_labels", "fmt", "html_escape", "latex_escape", "markdown_escape",
            "terminal_safe"]
 
@@ -54,16 +56,7 @@ def fmt(value: Any, digits: int = 4) -> str:
 
 
 # ---- escaping, one function per target ----------------------------------------------------------------------
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def terminal_safe(text: Any) -> str:
-    """Text safe to print on a terminal: control characters (ANSI escapes, CR, bidi overrides …) made visible.
-
-    >>> terminal_safe("red\\x1b[31m\\nline")
-    'red\\\\x1b[31m\\\\nline'
-    """
-    return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1] if m.group(0) != "\x7f" else "\\x7f", str(text))
+_CONTROL = CONTROL  # terminal_safe: tauk._text (the errors need it too)
 
 
 _BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
