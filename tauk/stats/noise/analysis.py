@@ -242,7 +242,8 @@ def consistency(
     ms : sequence of int
         Trials per task of the m-trial runs whose SD and MDD are reported (1 = single runs, always included).
     rank_by : str or None
-        The ``by`` key that is ranked within each combination of the others (default: agents within a domain).
+        The ``by`` key that is ranked within each combination of the others (default: agents within a domain;
+        nothing is ranked when ``by`` has no agent). Another column must be one of ``by``.
 
     Returns
     -------
@@ -288,6 +289,8 @@ def consistency(
     if min(ms_t) < 1:
         raise TaukError(f"ms must be positive integers, got {ms!r}")
     if rank_by is not None and rank_by not in by_t:
+        if rank_by != "agent":  # the default ranks nothing when by has no agent; another column is a mistake
+            raise TaukError(f"rank_by={rank_by!r} is not one of by {list(by_t)}: add it to by, or rank_by=None")
         rank_by = None
     df = as_trials(trials, [*by_t, reward])
     if is_task_counts(df):

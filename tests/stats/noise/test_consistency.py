@@ -421,3 +421,13 @@ def test_report_skips_single_trial(tmp_path):
     assert not (tmp_path / "rep" / "tables" / "consistency.md").exists()
     readme = (tmp_path / "rep" / "README.md").read_text()
     assert "**consistency**: one trial per task" in readme
+
+
+def test_rank_by_outside_by_is_an_error_not_ignored():
+    """rank_by names the by key ranked within the others; a column not in by was ignored in silence (no ranking)."""
+    res = tauk.load(SAMPLE_DATA)
+    with pytest.raises(tauk.TaukError, match="rank_by='domain' is not one of by"):
+        tauk.stats.consistency(res, by=["agent"], rank_by="domain")
+    assert tauk.stats.consistency(res, by=["domain"]).rank_by is None  # the default with no agent: nothing ranked
+    ranked = tauk.stats.consistency(res, by=["agent", "domain"], rank_by="domain")
+    assert ranked.rank_by == "domain"
