@@ -144,3 +144,14 @@ def test_the_scores_csv_keeps_the_text_it_guards(tmp_path, capsys):
     capsys.readouterr()
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
     assert rows and all(r["task_id"].startswith("line\nbreak\t") for r in rows)
+
+
+def test_csv_keeps_names_that_differ_only_by_a_control_character_apart():
+    """csv_safe dropped control characters, so agents 'gpt' and 'gpt<ESC>' were one name in a CSV table; they are
+    shown as the terminal shows them, and a formula cannot come first."""
+    from tauk.table import SummaryTable
+
+    t = SummaryTable("t", ["agent", "x"], [["gpt", 1.0], ["gpt\x1b", 2.0], ["\x00=1+1", 3.0]])
+    rows = list(csv.reader(io.StringIO(t.to_csv())))
+    assert [r[0] for r in rows[1:]] == ["gpt", "gpt\\x1b", "\\x00=1+1"]
+    _assert_inert(t.to_csv())

@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from tauk._text import CONTROL, terminal_safe
+from tauk._text import terminal_safe  # lives below every layer (the errors need it too)
 
 __all__ = ["Interval", "csv_safe", "distinct_labels", "fmt", "html_escape", "latex_escape", "markdown_escape",
            "terminal_safe"]
@@ -56,7 +56,6 @@ def fmt(value: Any, digits: int = 4) -> str:
 
 
 # ---- escaping, one function per target ----------------------------------------------------------------------
-_CONTROL = CONTROL  # terminal_safe: tauk._text (the errors need it too)
 
 
 _BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
@@ -91,14 +90,15 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def csv_safe(text: Any) -> str:
     """A CSV text cell no spreadsheet evaluates as a formula (OWASP's rule against CSV injection): a cell that starts
     with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single quote, which spreadsheets show
-    as text and do not evaluate; other control characters are dropped. Numbers are written as numbers, never
-    through this (so ``-0.5`` stays a number).
+    as text and do not evaluate; control characters are shown as :func:`terminal_safe` shows them (``\\x1b``), so
+    names that differ only there stay apart (they were dropped: ``gpt<ESC>`` and ``gpt`` became one name). Numbers are
+    written as numbers, never through this (so ``-0.5`` stays a number).
 
-    >>> [csv_safe(s) for s in ("=HYPERLINK('http://e.vil')", "+1", "-x", "@SUM(A1)", "\\t=1", "gpt-4o", "")]
-    ["'=HYPERLINK('http://e.vil')", "'+1", "'-x", "'@SUM(A1)", "'=1", 'gpt-4o', '']
+    >>> [csv_safe(s) for s in ("=HYPERLINK('http://e.vil')", "+1", "-x", "@SUM(A1)", "\\t=1", "gpt\\x1b", "")]
+    ["'=HYPERLINK('http://e.vil')", "'+1", "'-x", "'@SUM(A1)", "'\\\\t=1", 'gpt\\\\x1b', '']
     """
     raw = str(text)
-    s = _CONTROL.sub("", raw)  # dropped first, so that "\x00=1" cannot slip an "=" to the front
+    s = terminal_safe(raw)  # shown, not dropped; "\x00=1" starts with a backslash then, never with "="
     return "'" + s if raw.startswith(_FORMULA_START) or s.startswith(_FORMULA_START) else s
 
 
