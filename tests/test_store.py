@@ -207,3 +207,21 @@ def test_the_ingest_command_returns_freed_memory(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "source(s) ingested" in out.stdout
     assert tauk.open(root).trials.height == tauk.load(SAMPLE).trials.height
+
+
+def test_a_failed_first_ingest_leaves_no_empty_store(tmp_path):
+    """An ingest that made the store folder and stored nothing before failing removes it (it left an empty store
+    that every command then had to refuse); a store that existed before is never removed."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(tauk.LoadError):
+        tauk.ingest(bad, tmp_path / "new.tauk", progress=False)
+    assert not (tmp_path / "new.tauk").exists()
+    (tmp_path / "mine").mkdir()  # a folder the user made: kept
+    with pytest.raises(tauk.LoadError):
+        tauk.ingest(bad, tmp_path / "mine", progress=False)
+    assert (tmp_path / "mine").is_dir()
+    tauk.ingest(SAMPLE, tmp_path / "st", progress=False)
+    with pytest.raises(tauk.LoadError):
+        tauk.ingest(bad, tmp_path / "st", progress=False)
+    assert tauk.open(tmp_path / "st").runs.height == 6

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import stat
 import warnings
 from collections.abc import Iterable, Mapping
@@ -244,11 +245,17 @@ def ingest(
     (6, 6)
     """
     root = Path(store)
+    created = not os.path.lexists(root)
     _prepare(root)
     report = IngestReport()
     try:
-        with lock(root, wait=wait, report=report):
-            _ingest_locked(root, sources, strict, progress, simulations_per_part, report)
+        try:
+            with lock(root, wait=wait, report=report):
+                _ingest_locked(root, sources, strict, progress, simulations_per_part, report)
+        except BaseException:
+            if created and not report.ingested:  # this call made the folder and stored nothing: no empty store left
+                shutil.rmtree(root, ignore_errors=True)
+            raise
     except OSError as exc:  # a folder made read-only meanwhile, a full disk …
         what = f" {exc.filename}" if exc.filename else ""
         raise StoreError(f"{root}: cannot write{what} ({exc.strerror or exc})") from None
