@@ -176,6 +176,10 @@ class _KeyIndex:
                                         schema=self.SCHEMA))  # fmt: skip
         self.dirty = True
 
+    def held(self, key: str) -> set[int]:
+        """The key hashes the run ``key`` holds."""
+        return set(self._all().filter(pl.col("run_key") == key)["h"].drop_nulls().to_list())
+
     def _all(self) -> pl.DataFrame:
         if len(self._parts) > 1:
             self._parts = [pl.concat(self._parts, rechunk=True)]
@@ -282,14 +286,20 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         if old is not None:
             intact = parts_intact(root, old)
             current = intact and current_columns(root, old)
-            if current and _proven_unchanged(old, now):
+            relabelled = old.get("label") != label
+            if relabelled:  # the label is the agent of every simulation: the stored run is not the one asked for
+                report.add(src, None, "relabelled", f"ingested again under the label {label!r} (stored as "
+                           f"{old.get('label')!r}); its run id {old['run_id']!r} is kept")  # fmt: skip
+            elif current and _proven_unchanged(old, now):
                 report.unchanged.append(src)
                 continue
-            if current and content_hash(path) == old.get("hash"):  # touched, not changed: the new metadata
+            elif current and content_hash(path) == old.get("hash"):  # touched, not changed: the new metadata
                 write_entry(root, {**old, **now})
                 report.unchanged.append(src)
                 continue
-            if not intact:
+            if relabelled:
+                pass
+            elif not intact:
                 report.add(src, None, "repaired", f"its stored parts ({old['run_id']}) were missing or not of their "
                            "recorded size; ingested again")  # fmt: skip
             elif not current:
@@ -312,8 +322,25 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         it = tqdm(todo, desc="ingesting", unit="file")
     keys = _KeyIndex.load(root, entries) if todo else None
     since_trim = 0
-    for label, path, src, rid, now, old in it:
+    # a source whose simulations were dropped as already stored under another run holds them again once that run no
+    # longer does (it shrank, or was relabelled): such sources are ingested again after it, as tauk.load would count
+    # them from the files (their entries record the runs they overlapped: ``overlaps``)
+    current = {e["source"]: e for e in entries}
+    pending = {t[2] for t in todo}
+    it = iter(it)
+    again: list[tuple] = []
+    rounds = {t[2]: 0 for t in todo}
+
+    def _next():
+        if again:
+            return again.pop(0)
+        return next(it, None)
+
+    while (item := _next()) is not None:
+        label, path, src, rid, now, old = item
+        pending.discard(src)
         key = run_key(rid)
+        held = keys.held(key)
         token = new_token()
         written: list[Path] = []
         try:
@@ -335,9 +362,24 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
                 if rel not in entry["sizes"]:
                     remove_part(root, rel)
         keys.replace(key, token, sim_keys)
-        report.ingested.append(src)
-        if old is not None:
+        current[src] = entry
+        if src not in report.ingested:
+            report.ingested.append(src)
+        if old is not None and src not in report.replaced:
             report.replaced.append(src)
+        freed = held.difference(keys.held(key))
+        if freed or (old is not None and old.get("label") != label):
+            for e in list(current.values()):
+                if key not in e.get("overlaps", ()) or e["source"] in pending or e["source"] == src:
+                    continue
+                if not Path(e["source"]).exists() or rounds.get(e["source"], 0) > len(current):
+                    continue
+                rounds[e["source"]] = rounds.get(e["source"], 0) + 1
+                report.add(e["source"], None, "overlap_freed", f"some of its simulations were kept once under "
+                           f"{rid!r}, which changed; ingested again")  # fmt: skip
+                pending.add(e["source"])
+                again.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
+                              source_identity(Path(e["source"])), e))  # fmt: skip
         since_trim += now["size"]
         if since_trim >= TRIM_BYTES:
             _trim()
@@ -426,6 +468,7 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         "format": res.runs["format"][0] if res.runs.height else None,
         "counts": counts,
         "report": [str(i) for i in res.report.issues],
+        "overlaps": sorted({r for _, r in dup}),  # the runs holding the simulations dropped here
         "files": files,
         "sizes": sizes,
     }
