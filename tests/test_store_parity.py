@@ -49,3 +49,39 @@ def test_a_new_label_for_an_unchanged_source_relabels_its_run(tmp_path):
     tauk.ingest({"lab": src}, tmp_path / "st2", progress=False)
     assert set(tauk.open(tmp_path / "st2").trials["agent"]) == {"lab"}
     assert len(tauk.ingest({"lab": src}, tmp_path / "st2", progress=False).unchanged) == 1
+
+
+def test_the_same_simulations_under_two_labels_are_both_kept(tmp_path):
+    """tauk.load keeps a run compared with itself under two labels; the store refused it (strict) or dropped the
+    second label's 100 simulations (strict=False), while its error advised giving different labels."""
+    copy = tmp_path / "copy.json"
+    copy.write_bytes((SAMPLE / "baseline_airline.json").read_bytes())
+    inputs = {"a": SAMPLE / "baseline_airline.json", "b": copy}
+    tauk.ingest(inputs, tmp_path / "st", progress=False)
+    counts = tauk.open(tmp_path / "st").trials.group_by("agent").len().sort("agent").rows()
+    assert counts == tauk.load(inputs).trials.group_by("agent").len().sort("agent").rows() == [("a", 100), ("b", 100)]
+
+
+def test_overlaps_give_the_frames_and_report_of_load(tmp_path):
+    """A file wholly in the store is left out (no run row, no tasks), a partial overlap's run and tasks are those of
+    the simulations kept, and the store's report counts by kind as load's does."""
+    folder = tmp_path / "src"
+    folder.mkdir()
+    doc = json.loads((SAMPLE / "atlas-large_airline.json").read_text())
+    sims = doc["simulations"]
+    (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=sims[:99])))
+    (folder / "dups.json").write_text(json.dumps(dict(doc, simulations=sims[:10] + sims[:3])))
+    (folder / "final.json").write_text(json.dumps(doc))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        tauk.ingest(folder, tmp_path / "st", strict=False, progress=False)
+        files = tauk.load(folder, strict=False, progress=False)
+    store = tauk.open(tmp_path / "st")
+    assert store.runs.drop("run_id").equals(files.runs.drop("run_id"))
+    assert store.runs["n_simulations"].to_list() == [99, 1]
+    cols = files.tasks.columns
+    assert store.tasks.select(cols).sort("run_id", "task_id").equals(files.tasks.sort("run_id", "task_id"))
+    assert store.report.counts() == files.report.counts() == {"duplicate_simulation_id": 3, "duplicate_run": 1,
+                                                              "overlapping_runs": 99}
+    a = tauk.audit(files).to_frame().sort("run_id")
+    assert tauk.audit(store).to_frame().sort("run_id").equals(a)

@@ -107,18 +107,22 @@ def _free_id(rid: str, taken: set[str]) -> str:
 
 
 # ---- the simulations already in the store -------------------------------------------------------------------
-def _sim_keys(trials: pl.DataFrame) -> pl.Series:
-    """One key per simulation, as the loader's overlap check uses (τ-bench: agent, domain, task, trial)."""
+def _sim_keys(trials: pl.DataFrame, label: str | None = None) -> pl.Series:
+    """One key per simulation, as the loader's overlap check uses (τ-bench: agent, domain, task, trial), under the
+    source's label: the same simulations under two labels are deliberate (a run compared with itself) and kept."""
     tb = trials["format"] == "taubench"
     key = pl.when(tb).then(
         pl.concat_str([pl.col("agent"), pl.col("domain"), pl.col("task_id"), pl.col("trial").cast(pl.String)],
                       separator="\x1f", ignore_nulls=False)  # fmt: skip
     ).otherwise(pl.col("simulation_id"))
-    return trials.select(key.fill_null(pl.col("simulation_id")).alias("key"))["key"] if tb.len() else pl.Series("key", [])
+    key = key.fill_null(pl.col("simulation_id"))
+    if label is not None:
+        key = pl.lit("\x1e".join(("label", label, ""))) + key
+    return trials.select(key.alias("key"))["key"] if tb.len() else pl.Series("key", [])
 
 
 _KEY_COLUMNS = ["simulation_id", "format", "agent", "domain", "task_id", "trial"]
-_PROBE = "tauk-key-index-probe"
+_PROBE = "tauk-key-index-probe-2"  # 2: keys under the source's label (an index of plain keys is rebuilt)
 
 
 def _hash(keys: pl.Series) -> pl.Series:
@@ -160,7 +164,7 @@ class _KeyIndex:
             if (e["run_key"], e.get("token") or "") not in have:
                 files = [part_path(root, f) for f in e["files"]["trials"]]
                 t = pl.read_parquet(files, columns=_KEY_COLUMNS)
-                index.replace(e["run_key"], e.get("token") or "", _sim_keys(t))
+                index.replace(e["run_key"], e.get("token") or "", _sim_keys(t, e.get("label")))
         return index
 
     def owners(self, keys: pl.Series, key: str) -> pl.DataFrame:
@@ -406,18 +410,32 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
                                                                            "expected_actions")}  # fmt: skip
     trials = frames["trials"]
     key = run_key(rid)
-    keys = _sim_keys(trials)
+    keys = _sim_keys(trials, label)
     dup = list(existing.owners(keys, key).iter_rows())
     drop: set[str] = set()
+    overlap_issue = None
     if dup:
         names = existing_names(root, {r for _, r in dup})
         msg = (f"{len(dup)} of its {trials.height} simulations are already in the store under "
                f"{', '.join(names)} (a checkpoint and its final file?); they would count twice")  # fmt: skip
         if strict:
             raise LoadError(src, None, msg + " (ingest one of them, or give different labels)")
-        report.add(src, None, "overlapping_runs", msg + "; kept once", skipped=len(dup))
-        warnings.warn(f"{src}: {msg}; kept once", LoadWarning, stacklevel=5)
         drop = set(trials.filter(keys.is_in([k for k, _ in dup]))["simulation_id"].to_list())
+        if len(dup) == trials.height:  # the whole file is a copy: left out as tauk.load leaves it (no run, no tasks)
+            msg = f"the same results are already in the store under {', '.join(names)}; every trial would count twice"
+            overlap_issue = report.add(src, None, "duplicate_run", msg + "; this copy skipped", skipped=1)
+            warnings.warn(f"{src}: {msg}; this copy skipped", LoadWarning, stacklevel=5)
+            for name in ("runs", "tasks", "expected_actions"):
+                frames[name] = frames[name].head(0)
+        else:
+            overlap_issue = report.add(src, None, "overlapping_runs", msg + "; kept once", skipped=len(dup))
+            warnings.warn(f"{src}: {msg}; kept once", LoadWarning, stacklevel=5)
+            kept_res = _without(res, trials, drop)
+            if kept_res is not None:  # the frames of the simulations kept, as tauk.load builds them (runs'
+                res = kept_res        # n_simulations, the tasks' graded_as_embedded …)
+                frames = {name: getattr(res, name).with_columns(run_id=lit) for name in ("runs", "trials", "tasks",
+                                                                                       "expected_actions")}  # fmt: skip
+                trials = frames["trials"]
     files: dict[str, list[str]] = {name: [] for name in FRAMES}
     sizes: dict[str, int] = {}
     staged: list[tuple[Path, Path, str]] = []
@@ -456,7 +474,7 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
     for tmp, final, _ in staged:  # new names: the parts readers are reading are never replaced
         os.replace(tmp, final)
         written.append(final)
-    kept_keys = _sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop)))) if drop else keys
+    kept_keys = _sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop))), label) if drop else keys
     entry = {
         "source": src,
         **now,
@@ -468,11 +486,34 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         "format": res.runs["format"][0] if res.runs.height else None,
         "counts": counts,
         "report": [str(i) for i in res.report.issues],
+        # what tauk.load reports for this source, by kind and count (the store's Results.report gives them back)
+        "issues": [{"location": i.location, "kind": i.kind, "message": i.message, "skipped": i.skipped}
+                   for i in [*res.report.issues, *([overlap_issue] if overlap_issue else [])]],
         "overlaps": sorted({r for _, r in dup}),  # the runs holding the simulations dropped here
         "files": files,
         "sizes": sizes,
     }
     return entry, kept_keys
+
+
+def _without(res: Any, trials: pl.DataFrame, drop: set[str]) -> Any:
+    """``res`` without the simulations ``drop`` (as tauk.load drops a checkpoint's overlap before it builds any
+    frame), or None when its one run's simulations do not line up with the trials frame."""
+    if len(res._runs) != 1:
+        return None
+    run = res._runs[0]
+    records = run.tb_records if run.format == "taubench" else run.simulations
+    if len(records) != trials.height or len(run.sim_sources) not in (0, len(records)):
+        return None
+    keep = (~trials["simulation_id"].is_in(list(drop))).to_list()
+    kept = [r for r, k in zip(records, keep) if k]
+    if run.format == "taubench":
+        run.tb_records = kept
+    else:
+        run.simulations = kept
+    if run.sim_sources:
+        run.sim_sources = [r for r, k in zip(run.sim_sources, keep) if k]
+    return type(res)(res._runs, res._run_ids, res._agents, res.report, strict=res._strict, progress=False)
 
 
 def _fits_writing(frame: pl.DataFrame, name: str, src: str) -> None:
