@@ -85,3 +85,16 @@ def test_overlaps_give_the_frames_and_report_of_load(tmp_path):
                                                               "overlapping_runs": 99}
     a = tauk.audit(files).to_frame().sort("run_id")
     assert tauk.audit(store).to_frame().sort("run_id").equals(a)
+
+
+def test_reliability_and_deviation_profile_are_the_same_on_every_call():
+    """Their per-task values were summed in a hash group_by's order: two calls on the same trials (or a store and
+    its files) differed in the last bits of cv_*, trajectory_jsd, n_eff and the clustered bounds."""
+    for src in (SAMPLE, SAMPLE.parents[1] / "shared" / "data" / "taubench"):
+        if not src.exists():
+            continue
+        res = tauk.load(src, progress=False)
+        first = (tauk.stats.reliability(res).to_frame(), tauk.stats.deviation_profile(res).to_frame())
+        for _ in range(5):
+            assert tauk.stats.reliability(res).to_frame().equals(first[0])
+            assert tauk.stats.deviation_profile(res).to_frame().equals(first[1])
