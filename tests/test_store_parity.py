@@ -89,7 +89,8 @@ def test_overlaps_give_the_frames_and_report_of_load(tmp_path):
 
 def test_reliability_and_deviation_profile_are_the_same_on_every_call():
     """Their per-task values were summed in a hash group_by's order: two calls on the same trials (or a store and
-    its files) differed in the last bits of cv_*, trajectory_jsd, n_eff and the clustered bounds."""
+    its files) differed in the last bits of cv_*, trajectory_jsd, n_eff and the clustered bounds (and
+    inaction_summary's pass1)."""
     for src in (SAMPLE, SAMPLE.parents[1] / "shared" / "data" / "taubench"):
         if not src.exists():
             continue
@@ -98,3 +99,14 @@ def test_reliability_and_deviation_profile_are_the_same_on_every_call():
         for _ in range(5):
             assert tauk.stats.reliability(res).to_frame().equals(first[0])
             assert tauk.stats.deviation_profile(res).to_frame().equals(first[1])
+
+
+def test_inaction_summary_is_the_same_on_every_call(tmp_path):
+    from tauk.synth import write_results
+
+    write_results(tmp_path, agents={"a": 0.6, "b": 0.5, "c": 0.4}, n_tasks=30, n_trials=5, seed=7,
+                  infra_error_rate=0.1)  # fmt: skip
+    res = tauk.load(tmp_path, progress=False)
+    first = tauk.tasks.inaction_summary(res)
+    for _ in range(8):
+        assert tauk.tasks.inaction_summary(res).equals(first)
