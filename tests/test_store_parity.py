@@ -110,3 +110,38 @@ def test_inaction_summary_is_the_same_on_every_call(tmp_path):
     first = tauk.tasks.inaction_summary(res)
     for _ in range(8):
         assert tauk.tasks.inaction_summary(res).equals(first)
+
+
+def test_a_kill_before_the_overlapping_run_is_ingested_again_is_caught_up(tmp_path, monkeypatch):
+    """The run that held the simulations is committed first; killed before the run that dropped them is ingested
+    again, the next ingest (of any sources) takes it up: it was marked before the commit."""
+    from tauk.store import _ingest
+
+    folder = tmp_path / "src"
+    folder.mkdir()
+    doc = json.loads((SAMPLE / "atlas-large_airline.json").read_text())
+    (folder / "final.json").write_text(json.dumps(doc))
+    (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=doc["simulations"][:99])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        tauk.ingest(folder, tmp_path / "st", strict=False, progress=False)
+        (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=doc["simulations"][:50])))
+        real = _ingest._ingest_one
+        seen = []
+
+        def killed(root, path, *a, **k):
+            seen.append(path.name)
+            if len(seen) == 2:  # final.json, after checkpoint.json was committed
+                raise KeyboardInterrupt
+            return real(root, path, *a, **k)
+
+        monkeypatch.setattr(_ingest, "_ingest_one", killed)
+        try:
+            tauk.ingest(folder / "checkpoint.json", tmp_path / "st", strict=False, progress=False)
+        except KeyboardInterrupt:
+            pass
+        monkeypatch.setattr(_ingest, "_ingest_one", real)
+        assert seen == ["checkpoint.json", "final.json"] and tauk.open(tmp_path / "st").trials.height == 51
+        rep = tauk.ingest(folder / "checkpoint.json", tmp_path / "st", strict=False, progress=False)
+    assert rep.counts().get("overlap_freed") == 1
+    assert tauk.open(tmp_path / "st").trials.height == tauk.load(folder, strict=False, progress=False).trials.height

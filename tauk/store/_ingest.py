@@ -294,6 +294,8 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
             if relabelled:  # the label is the agent of every simulation: the stored run is not the one asked for
                 report.add(src, None, "relabelled", f"ingested again under the label {label!r} (stored as "
                            f"{old.get('label')!r}); its run id {old['run_id']!r} is kept")  # fmt: skip
+            elif old.get("recheck"):
+                _note_recheck(report, src)
             elif current and _proven_unchanged(old, now):
                 report.unchanged.append(src)
                 continue
@@ -301,7 +303,7 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
                 write_entry(root, {**old, **now})
                 report.unchanged.append(src)
                 continue
-            if relabelled:
+            if relabelled or old.get("recheck"):
                 pass
             elif not intact:
                 report.add(src, None, "repaired", f"its stored parts ({old['run_id']}) were missing or not of their "
@@ -315,6 +317,11 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
             taken.add(rid)
         todo.append((label, path, src, rid, now, old))
     listed = {str(p.resolve()) for _, p in found}
+    for e in entries:  # runs that a killed ingest marked to be checked again (see below), asked for or not
+        if e.get("recheck") and e["source"] not in listed and Path(e["source"]).exists():
+            _note_recheck(report, e["source"])
+            todo.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
+                         source_identity(Path(e["source"])), e))  # fmt: skip
     report.missing = [e["source"] for e in entries if e["source"] not in listed and not Path(e["source"]).exists()]
     for m in report.missing:
         report.add(m, None, "missing_source", "source no longer exists; its runs stay in the store as ingested")
@@ -329,7 +336,7 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
     # a source whose simulations were dropped as already stored under another run holds them again once that run no
     # longer does (it shrank, or was relabelled): such sources are ingested again after it, as tauk.load would count
     # them from the files (their entries record the runs they overlapped: ``overlaps``)
-    current = {e["source"]: e for e in entries}
+    stored = {e["source"]: e for e in entries}
     pending = {t[2] for t in todo}
     it = iter(it)
     again: list[tuple] = []
@@ -345,6 +352,16 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         pending.discard(src)
         key = run_key(rid)
         held = keys.held(key)
+        # the runs that dropped simulations this one held are marked before it changes (a kill before they are
+        # ingested again leaves the mark, and the next ingest takes them), unmarked after when it freed none
+        marked = []
+        if old is not None:
+            for e in list(stored.values()):
+                if (key in e.get("overlaps", ()) and e["source"] != src and not e.get("recheck")
+                        and Path(e["source"]).exists()):  # fmt: skip
+                    stored[e["source"]] = {**e, "recheck": True}
+                    write_entry(root, stored[e["source"]])
+                    marked.append(e["source"])
         token = new_token()
         written: list[Path] = []
         try:
@@ -366,17 +383,21 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
                 if rel not in entry["sizes"]:
                     remove_part(root, rel)
         keys.replace(key, token, sim_keys)
-        current[src] = entry
+        stored[src] = entry
         if src not in report.ingested:
             report.ingested.append(src)
         if old is not None and src not in report.replaced:
             report.replaced.append(src)
         freed = held.difference(keys.held(key))
-        if freed or (old is not None and old.get("label") != label):
-            for e in list(current.values()):
+        if not freed:
+            for s_ in marked:
+                stored[s_] = {k: v for k, v in stored[s_].items() if k != "recheck"}
+                write_entry(root, stored[s_])
+        else:
+            for e in list(stored.values()):
                 if key not in e.get("overlaps", ()) or e["source"] in pending or e["source"] == src:
                     continue
-                if not Path(e["source"]).exists() or rounds.get(e["source"], 0) > len(current):
+                if not Path(e["source"]).exists() or rounds.get(e["source"], 0) > len(stored):
                     continue
                 rounds[e["source"]] = rounds.get(e["source"], 0) + 1
                 report.add(e["source"], None, "overlap_freed", f"some of its simulations were kept once under "
@@ -494,6 +515,11 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         "sizes": sizes,
     }
     return entry, kept_keys
+
+
+def _note_recheck(report: IngestReport, src: str) -> None:
+    report.add(src, None, "overlap_freed", "some of its simulations were kept once under another run, which "
+               "changed; ingested again")  # fmt: skip
 
 
 def _without(res: Any, trials: pl.DataFrame, drop: set[str]) -> Any:
