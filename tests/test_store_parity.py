@@ -145,3 +145,20 @@ def test_a_kill_before_the_overlapping_run_is_ingested_again_is_caught_up(tmp_pa
         rep = tauk.ingest(folder / "checkpoint.json", tmp_path / "st", strict=False, progress=False)
     assert rep.counts().get("overlap_freed") == 1
     assert tauk.open(tmp_path / "st").trials.height == tauk.load(folder, strict=False, progress=False).trials.height
+
+
+def test_compare_by_setup_pairs_the_two_setups(tmp_path):
+    """label='setup' raised a Polars DuplicateError: the setup split was added to by= a second time."""
+    doc = json.loads((SAMPLE / "baseline_airline.json").read_text())
+    (tmp_path / "a.json").write_text(json.dumps(doc))
+    doc["info"]["user_info"]["llm"] = "another-user-model"
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    res = tauk.load({"a.json": tmp_path / "a.json", "b.json": tmp_path / "b.json"})  # one run under two setups
+    sa, sb = (res.trials.filter(run_id=r)["setup"][0] for r in ("a.json", "b.json"))
+    assert sa != sb
+    by_setup = tauk.stats.compare(res, sa, sb, label="setup", resamples=99, permutations=99).to_frame()
+    by_run = tauk.stats.compare(res, "a.json", "b.json", label="run_id", resamples=99, permutations=99,
+                                pool_setups=True).to_frame()  # across the two setups: asked for  # fmt: skip
+    cols = ["n_tasks", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p_value"]
+    cols = [c for c in cols if c in by_run.columns]
+    assert len(cols) >= 4 and by_setup.select(cols).equals(by_run.select(cols))
