@@ -162,3 +162,25 @@ def test_compare_by_setup_pairs_the_two_setups(tmp_path):
     cols = ["n_tasks", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p_value"]
     cols = [c for c in cols if c in by_run.columns]
     assert len(cols) >= 4 and by_setup.select(cols).equals(by_run.select(cols))
+
+
+def test_a_checkpoint_that_grows_takes_its_simulations_back_as_load_keeps_them(tmp_path):
+    """tauk.load keeps a simulation in the first file (in the order of the sources) that has it: a checkpoint grown
+    from 50 to 99 simulations holds 99 and final.json 1; the store kept 50 and 50 (whichever was stored first)."""
+    folder = tmp_path / "src"
+    folder.mkdir()
+    doc = json.loads((SAMPLE / "atlas-large_airline.json").read_text())
+    (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=doc["simulations"][:50])))
+    (folder / "final.json").write_text(json.dumps(doc))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        tauk.ingest(folder, tmp_path / "st", strict=False, progress=False)
+        (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=doc["simulations"][:99])))
+        rep = tauk.ingest(folder, tmp_path / "st", strict=False, progress=False)
+        files = tauk.load(folder, strict=False, progress=False)
+    per_run = [("checkpoint.json", 99), ("final.json", 1)]
+    assert files.trials.group_by("run_id").len().sort("run_id").rows() == per_run
+    assert tauk.open(tmp_path / "st").trials.group_by("run_id").len().sort("run_id").rows() == per_run
+    assert rep.counts().get("overlap_taken") == 1
+    a = tauk.audit(files).to_frame().sort("run_id")
+    assert tauk.audit(tauk.open(tmp_path / "st")).to_frame().sort("run_id").equals(a)

@@ -337,6 +337,7 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
     # longer does (it shrank, or was relabelled): such sources are ingested again after it, as tauk.load would count
     # them from the files (their entries record the runs they overlapped: ``overlaps``)
     stored = {e["source"]: e for e in entries}
+    order = {str(p.resolve()): i for i, (_, p) in enumerate(found)}
     pending = {t[2] for t in todo}
     it = iter(it)
     again: list[tuple] = []
@@ -365,8 +366,14 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         token = new_token()
         written: list[Path] = []
         try:
-            entry, sim_keys = _ingest_one(root, path, src, rid, label, now, strict, report, keys, per_part,
-                                          token, written)  # fmt: skip
+            later = frozenset(e["run_key"] for s2, e in stored.items()
+                              if not strict and src in order and s2 in order and order[s2] > order[src])  # fmt: skip
+            entry, sim_keys, taken = _ingest_one(root, path, src, rid, label, now, strict, report, keys, per_part,
+                                                 token, written, later)  # fmt: skip
+            for s2, e in list(stored.items()):  # marked before this commit: a kill leaves them to the next ingest
+                if e["run_key"] in taken and not e.get("recheck"):
+                    stored[s2] = {**e, "recheck": True}
+                    write_entry(root, stored[s2])
             write_entry(root, entry)  # the commit point of this run
         except BaseException as exc:
             for f in written:  # never committed: nothing names them
@@ -389,8 +396,20 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         if old is not None and src not in report.replaced:
             report.replaced.append(src)
         freed = held.difference(keys.held(key))
+        gave = [e for e in stored.values() if e["run_key"] in taken]
+        for e in gave:  # they held simulations this run keeps: ingested again, they drop them
+            if e["source"] in pending or rounds.get(e["source"], 0) > len(stored):
+                continue
+            rounds[e["source"]] = rounds.get(e["source"], 0) + 1
+            report.add(e["source"], None, "overlap_taken", f"some of its simulations are kept under {rid!r}, "
+                       "which comes first among the sources (as tauk.load keeps them); ingested again")  # fmt: skip
+            pending.add(e["source"])
+            again.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
+                          source_identity(Path(e["source"])), e))  # fmt: skip
         if not freed:
             for s_ in marked:
+                if stored[s_]["run_key"] in taken:
+                    continue
                 stored[s_] = {k: v for k, v in stored[s_].items() if k != "recheck"}
                 write_entry(root, stored[s_])
         else:
@@ -416,7 +435,7 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
 
 def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, now: dict[str, Any],
                 strict: bool, report: IngestReport, existing: _KeyIndex, per_part: int, token: str,
-                written: list[Path]) -> tuple[dict[str, Any], pl.Series]:  # fmt: skip
+                written: list[Path], before: frozenset[str] = frozenset()) -> tuple[dict[str, Any], pl.Series, set[str]]:  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
         res = load({label: path} if label is not None else path, strict=strict, progress=False)
@@ -433,6 +452,10 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
     key = run_key(rid)
     keys = _sim_keys(trials, label)
     dup = list(existing.owners(keys, key).iter_rows())
+    # simulations held by a run that comes after this one in this ingest's sources are this one's, as tauk.load keeps
+    # a simulation in the first file that has it; that run is ingested again after this one and drops them
+    taken = {r for _, r in dup if r in before}
+    dup = [(k, r) for k, r in dup if r not in before]
     drop: set[str] = set()
     overlap_issue = None
     if dup:
@@ -514,7 +537,7 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         "files": files,
         "sizes": sizes,
     }
-    return entry, kept_keys
+    return entry, kept_keys, taken
 
 
 def _note_recheck(report: IngestReport, src: str) -> None:
