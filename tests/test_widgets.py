@@ -332,3 +332,35 @@ def test_explorer_on_a_trials_frame(res, fake_plots):
     assert "class='tauk-error'" in ex.status.value and ex.summary is None
     ex.evaluation.value = "recorded"
     assert ex.summary is not None and ex.n_computed == 1
+
+
+def test_explorer_shows_the_library_numbers_of_its_selection(res, fake_plots, tmp_path):
+    """The explorer summarised a trials frame, which carries no task definitions: its substantive figures
+    (n_tasks_substantive, share_successes_inaction_passable …) were null and task_definitions 'none' where
+    tauk.stats.summarize of the same results gives them — for a store too."""
+    store = tmp_path / "st"
+    tauk.ingest(SAMPLE_DATA, store, progress=False)
+    for source in (res, tauk.open(store)):
+        ex = widgets.explorer(source, resamples=99)
+        ex.agents.value = ("atlas-small", "baseline")
+        lib = tauk.stats.summarize(source.filter(agent=["atlas-small", "baseline"]), by=("agent", "domain"),
+                                   resamples=99, progress=False)  # fmt: skip
+        assert ex.summary.groups.drop("run_id", strict=False).equals(lib.groups.drop("run_id", strict=False))
+        assert ex.summary.pass_hat_k.equals(lib.pass_hat_k)
+        assert ex.summary.groups["n_tasks_substantive"].null_count() == 0
+        assert set(ex.summary.groups["task_definitions"]) == {"embedded"}
+
+
+def test_viewer_task_counts_are_the_library_counts(tmp_path):
+    """The viewer's "c/n passed" per task counted infrastructure errors as failed attempts (2/5 where
+    tauk.stats.per_task, infra='drop', gives 2/3); they are left out and named."""
+    from tauk.synth import write_results
+
+    write_results(tmp_path, agents={"a": 0.6}, domains=("airline",), n_tasks=12, n_trials=5, seed=7,
+                  infra_error_rate=0.2)  # fmt: skip
+    res = tauk.load(tmp_path)
+    v = widgets.trajectory_viewer(res)
+    lib = {t: (c, n) for t, c, n in tauk.stats.per_task(res, by="run_id").select("task_id", "c", "n").rows()}
+    shown = {t: tuple(int(x) for x in label.split("(")[1].split(" ")[0].split("/")) for label, t in v.task.options}
+    assert shown == {t: lib.get(t, (0, 0)) for t in shown}
+    assert any("infra error(s) not counted" in label for label, _ in v.task.options)

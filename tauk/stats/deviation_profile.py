@@ -176,7 +176,10 @@ def deviation_profile(
         bin_expr = pl.when(pl.col(count) == e).then(pl.lit(lab)).otherwise(bin_expr)
     a = a.with_columns(bin=pl.when(pl.col(count) < edges[0]).then(None).otherwise(bin_expr),
                        _bin_order=pl.col(count).clip(edges[0], edges[-1]))  # fmt: skip
-    per_task = a.group_by(*by, "bin", "_bin_order", "task_id").agg(y=pl.col("success").sum(), m=pl.len())
+    # in task order: the clustered interval's float sums are then the same on every call (a hash group_by's order
+    # is not fixed)
+    per_task = (a.group_by(*by, "bin", "_bin_order", "task_id").agg(y=pl.col("success").sum(), m=pl.len())
+                .sort(*by, "_bin_order", "task_id", nulls_last=True))  # fmt: skip
     rows = []
     for key, g in per_task.group_by([*by, "bin", "_bin_order"], maintain_order=True):
         y, m = g["y"].to_numpy(), g["m"].to_numpy()

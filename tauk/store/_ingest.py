@@ -108,18 +108,22 @@ def _free_id(rid: str, taken: set[str]) -> str:
 
 
 # ---- the simulations already in the store -------------------------------------------------------------------
-def _sim_keys(trials: pl.DataFrame) -> pl.Series:
-    """One key per simulation, as the loader's overlap check uses (τ-bench: agent, domain, task, trial)."""
+def _sim_keys(trials: pl.DataFrame, label: str | None = None) -> pl.Series:
+    """One key per simulation, as the loader's overlap check uses (τ-bench: agent, domain, task, trial), under the
+    source's label: the same simulations under two labels are deliberate (a run compared with itself) and kept."""
     tb = trials["format"] == "taubench"
     key = pl.when(tb).then(
         pl.concat_str([pl.col("agent"), pl.col("domain"), pl.col("task_id"), pl.col("trial").cast(pl.String)],
                       separator="\x1f", ignore_nulls=False)  # fmt: skip
     ).otherwise(pl.col("simulation_id"))
-    return trials.select(key.fill_null(pl.col("simulation_id")).alias("key"))["key"] if tb.len() else pl.Series("key", [])
+    key = key.fill_null(pl.col("simulation_id"))
+    if label is not None:
+        key = pl.lit("\x1e".join(("label", label, ""))) + key
+    return trials.select(key.alias("key"))["key"] if tb.len() else pl.Series("key", [])
 
 
 _KEY_COLUMNS = ["simulation_id", "format", "agent", "domain", "task_id", "trial"]
-_PROBE = "tauk-key-index-probe"
+_PROBE = "tauk-key-index-probe-2"  # 2: keys under the source's label (an index of plain keys is rebuilt)
 
 
 def _hash(keys: pl.Series) -> pl.Series:
@@ -161,7 +165,7 @@ class _KeyIndex:
             if (e["run_key"], e.get("token") or "") not in have:
                 files = [part_path(root, f) for f in e["files"]["trials"]]
                 t = pl.read_parquet(files, columns=_KEY_COLUMNS)
-                index.replace(e["run_key"], e.get("token") or "", _sim_keys(t))
+                index.replace(e["run_key"], e.get("token") or "", _sim_keys(t, e.get("label")))
         return index
 
     def owners(self, keys: pl.Series, key: str) -> pl.DataFrame:
@@ -176,6 +180,10 @@ class _KeyIndex:
                                          "h": _hash(keys) if len(keys) else pl.Series([None], dtype=pl.UInt64)},
                                         schema=self.SCHEMA))  # fmt: skip
         self.dirty = True
+
+    def held(self, key: str) -> set[int]:
+        """The key hashes the run ``key`` holds."""
+        return set(self._all().filter(pl.col("run_key") == key)["h"].drop_nulls().to_list())
 
     def _all(self) -> pl.DataFrame:
         if len(self._parts) > 1:
@@ -289,14 +297,22 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         if old is not None:
             intact = parts_intact(root, old)
             current = intact and current_columns(root, old)
-            if current and _proven_unchanged(old, now):
+            relabelled = old.get("label") != label
+            if relabelled:  # the label is the agent of every simulation: the stored run is not the one asked for
+                report.add(src, None, "relabelled", f"ingested again under the label {label!r} (stored as "
+                           f"{old.get('label')!r}); its run id {old['run_id']!r} is kept")  # fmt: skip
+            elif old.get("recheck"):
+                _note_recheck(report, src)
+            elif current and _proven_unchanged(old, now):
                 report.unchanged.append(src)
                 continue
-            if current and content_hash(path) == old.get("hash"):  # touched, not changed: the new metadata
+            elif current and content_hash(path) == old.get("hash"):  # touched, not changed: the new metadata
                 write_entry(root, {**old, **now})
                 report.unchanged.append(src)
                 continue
-            if not intact:
+            if relabelled or old.get("recheck"):
+                pass
+            elif not intact:
                 report.add(src, None, "repaired", f"its stored parts ({old['run_id']}) were missing or not of their "
                            "recorded size; ingested again")  # fmt: skip
             elif not current:
@@ -308,6 +324,11 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
             taken.add(rid)
         todo.append((label, path, src, rid, now, old))
     listed = {str(p.resolve()) for _, p in found}
+    for e in entries:  # runs that a killed ingest marked to be checked again (see below), asked for or not
+        if e.get("recheck") and e["source"] not in listed and Path(e["source"]).exists():
+            _note_recheck(report, e["source"])
+            todo.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
+                         source_identity(Path(e["source"])), e))  # fmt: skip
     report.missing = [e["source"] for e in entries if e["source"] not in listed and not Path(e["source"]).exists()]
     for m in report.missing:
         report.add(m, None, "missing_source", "source no longer exists; its runs stay in the store as ingested")
@@ -319,13 +340,47 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         it = tqdm(todo, desc="ingesting", unit="file")
     keys = _KeyIndex.load(root, entries) if todo else None
     since_trim = 0
-    for label, path, src, rid, now, old in it:
+    # a source whose simulations were dropped as already stored under another run holds them again once that run no
+    # longer does (it shrank, or was relabelled): such sources are ingested again after it, as tauk.load would count
+    # them from the files (their entries record the runs they overlapped: ``overlaps``)
+    stored = {e["source"]: e for e in entries}
+    order = {str(p.resolve()): i for i, (_, p) in enumerate(found)}
+    pending = {t[2] for t in todo}
+    it = iter(it)
+    again: list[tuple] = []
+    rounds = {t[2]: 0 for t in todo}
+
+    def _next():
+        if again:
+            return again.pop(0)
+        return next(it, None)
+
+    while (item := _next()) is not None:
+        label, path, src, rid, now, old = item
+        pending.discard(src)
         key = run_key(rid)
+        held = keys.held(key)
+        # the runs that dropped simulations this one held are marked before it changes (a kill before they are
+        # ingested again leaves the mark, and the next ingest takes them), unmarked after when it freed none
+        marked = []
+        if old is not None:
+            for e in list(stored.values()):
+                if (key in e.get("overlaps", ()) and e["source"] != src and not e.get("recheck")
+                        and Path(e["source"]).exists()):  # fmt: skip
+                    stored[e["source"]] = {**e, "recheck": True}
+                    write_entry(root, stored[e["source"]])
+                    marked.append(e["source"])
         token = new_token()
         written: list[Path] = []
         try:
-            entry, sim_keys = _ingest_one(root, path, src, rid, label, now, strict, report, keys, per_part,
-                                          token, written)  # fmt: skip
+            later = frozenset(e["run_key"] for s2, e in stored.items()
+                              if not strict and src in order and s2 in order and order[s2] > order[src])  # fmt: skip
+            entry, sim_keys, taken = _ingest_one(root, path, src, rid, label, now, strict, report, keys, per_part,
+                                                 token, written, later)  # fmt: skip
+            for s2, e in list(stored.items()):  # marked before this commit: a kill leaves them to the next ingest
+                if e["run_key"] in taken and not e.get("recheck"):
+                    stored[s2] = {**e, "recheck": True}
+                    write_entry(root, stored[s2])
             write_entry(root, entry)  # the commit point of this run
         except BaseException as exc:
             for f in written:  # never committed: nothing names them
@@ -342,9 +397,40 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
                 if rel not in entry["sizes"]:
                     remove_part(root, rel)
         keys.replace(key, token, sim_keys)
-        report.ingested.append(src)
-        if old is not None:
+        stored[src] = entry
+        if src not in report.ingested:
+            report.ingested.append(src)
+        if old is not None and src not in report.replaced:
             report.replaced.append(src)
+        freed = held.difference(keys.held(key))
+        gave = [e for e in stored.values() if e["run_key"] in taken]
+        for e in gave:  # they held simulations this run keeps: ingested again, they drop them
+            if e["source"] in pending or rounds.get(e["source"], 0) > len(stored):
+                continue
+            rounds[e["source"]] = rounds.get(e["source"], 0) + 1
+            report.add(e["source"], None, "overlap_taken", f"some of its simulations are kept under {rid!r}, "
+                       "which comes first among the sources (as tauk.load keeps them); ingested again")  # fmt: skip
+            pending.add(e["source"])
+            again.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
+                          source_identity(Path(e["source"])), e))  # fmt: skip
+        if not freed:
+            for s_ in marked:
+                if stored[s_]["run_key"] in taken:
+                    continue
+                stored[s_] = {k: v for k, v in stored[s_].items() if k != "recheck"}
+                write_entry(root, stored[s_])
+        else:
+            for e in list(stored.values()):
+                if key not in e.get("overlaps", ()) or e["source"] in pending or e["source"] == src:
+                    continue
+                if not Path(e["source"]).exists() or rounds.get(e["source"], 0) > len(stored):
+                    continue
+                rounds[e["source"]] = rounds.get(e["source"], 0) + 1
+                report.add(e["source"], None, "overlap_freed", f"some of its simulations were kept once under "
+                           f"{rid!r}, which changed; ingested again")  # fmt: skip
+                pending.add(e["source"])
+                again.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
+                              source_identity(Path(e["source"])), e))  # fmt: skip
         since_trim += now["size"]
         if since_trim >= TRIM_BYTES:
             _trim()
@@ -356,7 +442,7 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
 
 def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, now: dict[str, Any],
                 strict: bool, report: IngestReport, existing: _KeyIndex, per_part: int, token: str,
-                written: list[Path]) -> tuple[dict[str, Any], pl.Series]:  # fmt: skip
+                written: list[Path], before: frozenset[str] = frozenset()) -> tuple[dict[str, Any], pl.Series, set[str]]:  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoadWarning)
         res = load({label: path} if label is not None else path, strict=strict, progress=False)
@@ -371,18 +457,36 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
                                                                            "expected_actions")}  # fmt: skip
     trials = frames["trials"]
     key = run_key(rid)
-    keys = _sim_keys(trials)
+    keys = _sim_keys(trials, label)
     dup = list(existing.owners(keys, key).iter_rows())
+    # simulations held by a run that comes after this one in this ingest's sources are this one's, as tauk.load keeps
+    # a simulation in the first file that has it; that run is ingested again after this one and drops them
+    taken = {r for _, r in dup if r in before}
+    dup = [(k, r) for k, r in dup if r not in before]
     drop: set[str] = set()
+    overlap_issue = None
     if dup:
         names = existing_names(root, {r for _, r in dup})
         msg = (f"{len(dup)} of its {trials.height} simulations are already in the store under "
                f"{', '.join(names)} (a checkpoint and its final file?); they would count twice")  # fmt: skip
         if strict:
             raise LoadError(src, None, msg + " (ingest one of them, or give different labels)")
-        report.add(src, None, "overlapping_runs", msg + "; kept once", skipped=len(dup))
-        warnings.warn(f"{src}: {msg}; kept once", LoadWarning, stacklevel=5)
         drop = set(trials.filter(keys.is_in([k for k, _ in dup]))["simulation_id"].to_list())
+        if len(dup) == trials.height:  # the whole file is a copy: left out as tauk.load leaves it (no run, no tasks)
+            msg = f"the same results are already in the store under {', '.join(names)}; every trial would count twice"
+            overlap_issue = report.add(src, None, "duplicate_run", msg + "; this copy skipped", skipped=1)
+            warnings.warn(f"{src}: {msg}; this copy skipped", LoadWarning, stacklevel=5)
+            for name in ("runs", "tasks", "expected_actions"):
+                frames[name] = frames[name].head(0)
+        else:
+            overlap_issue = report.add(src, None, "overlapping_runs", msg + "; kept once", skipped=len(dup))
+            warnings.warn(f"{src}: {msg}; kept once", LoadWarning, stacklevel=5)
+            kept_res = _without(res, trials, drop)
+            if kept_res is not None:  # the frames of the simulations kept, as tauk.load builds them (runs'
+                res = kept_res        # n_simulations, the tasks' graded_as_embedded …)
+                frames = {name: getattr(res, name).with_columns(run_id=lit) for name in ("runs", "trials", "tasks",
+                                                                                       "expected_actions")}  # fmt: skip
+                trials = frames["trials"]
     files: dict[str, list[str]] = {name: [] for name in FRAMES}
     sizes: dict[str, int] = {}
     staged: list[tuple[Path, Path, str]] = []
@@ -421,7 +525,7 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
     for tmp, final, _ in staged:  # new names: the parts readers are reading are never replaced
         os.replace(tmp, final)
         written.append(final)
-    kept_keys = _sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop)))) if drop else keys
+    kept_keys = _sim_keys(trials.filter(~pl.col("simulation_id").is_in(list(drop))), label) if drop else keys
     entry = {
         "source": src,
         **now,
@@ -433,10 +537,39 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         "format": res.runs["format"][0] if res.runs.height else None,
         "counts": counts,
         "report": [str(i) for i in res.report.issues],
+        # what tauk.load reports for this source, by kind and count (the store's Results.report gives them back)
+        "issues": [{"location": i.location, "kind": i.kind, "message": i.message, "skipped": i.skipped}
+                   for i in [*res.report.issues, *([overlap_issue] if overlap_issue else [])]],
+        "overlaps": sorted({r for _, r in dup}),  # the runs holding the simulations dropped here
         "files": files,
         "sizes": sizes,
     }
-    return entry, kept_keys
+    return entry, kept_keys, taken
+
+
+def _note_recheck(report: IngestReport, src: str) -> None:
+    report.add(src, None, "overlap_freed", "some of its simulations were kept once under another run, which "
+               "changed; ingested again")  # fmt: skip
+
+
+def _without(res: Any, trials: pl.DataFrame, drop: set[str]) -> Any:
+    """``res`` without the simulations ``drop`` (as tauk.load drops a checkpoint's overlap before it builds any
+    frame), or None when its one run's simulations do not line up with the trials frame."""
+    if len(res._runs) != 1:
+        return None
+    run = res._runs[0]
+    records = run.tb_records if run.format == "taubench" else run.simulations
+    if len(records) != trials.height or len(run.sim_sources) not in (0, len(records)):
+        return None
+    keep = (~trials["simulation_id"].is_in(list(drop))).to_list()
+    kept = [r for r, k in zip(records, keep) if k]
+    if run.format == "taubench":
+        run.tb_records = kept
+    else:
+        run.simulations = kept
+    if run.sim_sources:
+        run.sim_sources = [r for r, k in zip(run.sim_sources, keep) if k]
+    return type(res)(res._runs, res._run_ids, res._agents, res.report, strict=res._strict, progress=False)
 
 
 def _fits_writing(frame: pl.DataFrame, name: str, src: str) -> None:

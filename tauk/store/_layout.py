@@ -136,6 +136,12 @@ def check_entry(root: Path, e: Any, where: str, stem: str | None = None) -> dict
         raise bad("malformed counts")
     if not isinstance(e.get("report", []), list) or not isinstance(e.get("label"), str | None):
         raise bad("malformed report or label")
+    issues = e.get("issues", [])
+    if not isinstance(issues, list) or not all(
+            isinstance(i, dict) and isinstance(i.get("kind"), str) and isinstance(i.get("message"), str)
+            and isinstance(i.get("location"), str | None) and type(i.get("skipped")) is int and i["skipped"] >= 0
+            for i in issues):  # fmt: skip
+        raise bad("malformed issues")
     return e
 
 

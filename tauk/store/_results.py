@@ -334,8 +334,12 @@ def open_store(store: str | os.PathLike, *, agent: Any = None, domain: Any = Non
     entries = _entries_checked(root)
     report = LoadReport()
     for e in entries:
-        for issue in e.get("report", []):
-            report.add(e["source"], None, "ingest", str(issue))
+        if "issues" in e:  # by kind and count, as tauk.load reported them
+            for i in e["issues"]:
+                report.add(e["source"], i["location"], i["kind"], i["message"], skipped=i["skipped"])
+        else:  # an entry written before they were recorded: its lines only
+            for issue in e.get("report", []):
+                report.add(e["source"], None, "ingest", str(issue))
         report.files_loaded += 1
     res = StoreResults(root, entries, report)
     wanted = {"agent": agent, "domain": domain, "setup": setup, **columns}

@@ -124,7 +124,7 @@ def inaction_summary(results: Any, tasks: Any = None, *, by: Sequence[str] = ("a
     tr = tr.join(marks, on=["run_id", "task_id"], how="left").with_columns(_ok=success_expr(reward))
     per_task = tr.group_by(*by, "task_id").agg(
         _rate=pl.col("_ok").mean(), _succ=pl.col("_ok").sum(), _ip=pl.col("inaction_passable").first()
-    )
+    ).sort(*by, "task_id", nulls_last=True)  # task order: pass1's float mean is the same on every call
     ip = pl.col("_ip")
     out = per_task.group_by(*by, maintain_order=True).agg(
         n_tasks=pl.len().cast(pl.Int64),

@@ -86,6 +86,7 @@ class Explorer(WidgetBase):
         self._trials = trials
         self._cache: dict[tuple, stats.Summary] = {}
         self._scored: dict[tuple, pl.DataFrame] = {}
+        self._marks: Any = None  # the results' inaction verdicts (their embedded task definitions), found once
         self.n_computed = 0
         self.n_drawn = 0
         self.summary: stats.Summary | None = None
@@ -152,9 +153,22 @@ class Explorer(WidgetBase):
             agents, domains, infra, evaluation, basis = key
             trials = self._select(self._trials_for(evaluation, basis), agents, domains)
             self._cache[key] = stats.summarize(trials, by=self.by, infra=infra, ci=self.ci, method=self.method,
-                                               resamples=self.resamples, seed=self.seed, progress=False)
+                                               resamples=self.resamples, seed=self.seed, progress=False,
+                                               marks=self._task_marks())  # fmt: skip
             self.n_computed += 1
         return self._cache[key]
+
+    def _task_marks(self) -> Any:
+        """The inaction verdicts of the results' own task definitions, as :func:`tauk.stats.summarize` of the
+        results finds them (a selection is a trials frame, which carries none: its substantive figures were null
+        while the library's, for the same selection, were not); None for a trials frame given."""
+        if isinstance(self.results, pl.DataFrame):
+            return None
+        if self._marks is None:
+            from tauk.stats.substantive import ResolvedMarks
+
+            self._marks = ResolvedMarks.of(self.results)
+        return self._marks
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[Explorer]:

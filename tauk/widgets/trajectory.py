@@ -114,8 +114,12 @@ class TrajectoryViewer(WidgetBase):
         if self._busy:
             return
         df = self._run_rows()
-        per = df.group_by("task_id").agg(pl.len().alias("n"), pl.col("_ok").sum().alias("c"))
-        opts = [(f"{t} ({c}/{n} passed)", t) for t, n, c in
+        # counted as tauk.stats counts them (infra="drop", the default): an infrastructure error is no attempt — it
+        # was counted as a failed one (2/5 passed where tauk.stats.per_task gives 2/3) — and is named apart
+        infra = pl.col("is_infra_error").fill_null(False) if "is_infra_error" in df.columns else pl.lit(False)
+        per = df.group_by("task_id").agg((~infra).sum().alias("n"), pl.col("_ok").filter(~infra).sum().alias("c"),
+                                         infra.sum().alias("m"))  # fmt: skip
+        opts = [(f"{t} ({c}/{n} passed{f', {m} infra error(s) not counted' if m else ''})", t) for t, n, c, m in
                 sorted(per.iter_rows(), key=lambda r: _task_sort_key(r[0]))]
         self._busy = True
         try:

@@ -81,7 +81,8 @@ def groups_by_label(trials, by, label, infra, labels=None, reward="reward", pool
         if missing:
             raise TaukError(f"{label} value(s) {missing} not found; have {sorted(present)}")
         df = df.filter(pl.col(label).is_in(list(labels)))
-    by = resolve_by(df, tuple(by), pool_setups)  # over the agents compared, not per agent
+    # over the agents compared, not per agent; compared by setup (label="setup"), each side is one setup already
+    by = resolve_by(df, tuple(by), pool_setups or label == "setup")
     groups = task_groups(df, (*by, label))
     table: dict[tuple, dict[Any, GroupTasks]] = {}
     for g in groups:

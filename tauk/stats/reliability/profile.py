@@ -245,7 +245,8 @@ def _trajectory_values(tr: pl.DataFrame, calls: pl.DataFrame | None, keys: list[
     if ok.height == 0:
         return pl.DataFrame(schema=schema)
     ok = ok.with_row_index("_i")
-    codes = calls.select("name").unique().with_row_index("_code")
+    # every order fixed (codes, pairs, counts): the float sums below are then the same on every call
+    codes = calls.select("name").unique().sort("name", nulls_last=True).with_row_index("_code")
     seq = (
         calls.join(ok.select("run_id", "simulation_id", "_i"), on=["run_id", "simulation_id"], how="inner")
         .join(codes, on="name", how="left", nulls_equal=True)
@@ -254,10 +255,10 @@ def _trajectory_values(tr: pl.DataFrame, calls: pl.DataFrame | None, keys: list[
     # pairs of successful trials of one task (i < j)
     grp = ok.select("_i", *keys)
     pairs = grp.join(grp, on=keys, how="inner", suffix="_b", nulls_equal=True).filter(pl.col("_i") < pl.col("_i_b"))
-    pairs = pairs.select(*keys, _a="_i", _b="_i_b").with_row_index("_p")
+    pairs = pairs.select(*keys, _a="_i", _b="_i_b").sort("_a", "_b").with_row_index("_p")
     # Jensen-Shannon divergence (base 2) of the two tool-name distributions: each trial's distribution a sparse row
     # over the tool codes, H(M) − (H(A) + H(B))/2 with scipy.sparse, a chunk of pairs at a time
-    dist = seq.group_by("_i", "_code").agg(_k=pl.len())
+    dist = seq.group_by("_i", "_code").agg(_k=pl.len()).sort("_i", "_code", nulls_last=True)
     n_codes = codes.height + 1  # a null name gets the last code
     rows = dist["_i"].to_numpy().astype(np.int64)
     k = dist["_k"].to_numpy().astype(np.float64)
@@ -365,7 +366,10 @@ def reliability(
     if calls is None:
         notes.append("trajectory consistency: no tool calls given (a trials frame), not computed")
     traj = _trajectory_values(tr, calls, keys)
-    tv = tv.join(traj, on=keys, how="left", nulls_equal=True).with_columns(pl.col("n_success").fill_null(0))
+    # in task order: the per-task values are summed in one order on every call (a hash group_by's order is not
+    # fixed, and the interval's float sums differed in the last bits between two calls on the same trials)
+    tv = (tv.join(traj, on=keys, how="left", nulls_equal=True).with_columns(pl.col("n_success").fill_null(0))
+          .sort(keys, nulls_last=True))  # fmt: skip
     rows = []
     for key, g in tv.group_by(list(by), maintain_order=True):
         row: dict[str, Any] = dict(zip(by, key))
