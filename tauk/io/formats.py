@@ -18,6 +18,7 @@ from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
 from tauk.io.checks import (
     check_duplicates,
+    check_ids,
     check_numbers,
     check_rewards,
     check_stringified,
@@ -158,6 +159,7 @@ def tau2_checks(run: RunData, strict: bool, report: LoadReport) -> None:
     check_stringified(run, strict, report)
     check_rewards(run, strict, report)
     check_termination_reasons(run, strict, report)
+    check_ids(run, strict, report)
     check_tasks(run, strict, report)
 
 
