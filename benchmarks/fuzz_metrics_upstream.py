@@ -28,8 +28,9 @@ avg reward, avg agent cost, pass^1..pass^k (the same set of k) and the terminati
 * ``upstream_refuses`` + ``tauk_silent`` — upstream refuses; tauk gives numbers and names nothing (a defect);
 * ``upstream_crashes`` — upstream loads the file but ``compute_metrics`` raises; tauk's outcome as above;
 * ``tauk_refuses_named`` — tauk refuses a file upstream reads, naming why;
-* ``named_difference`` — figures differ because tauk skipped input and named it (a duplicate simulation id, a
-  reward of the wrong type: a load-report line with "skipped");
+* ``named_difference`` — figures differ because of input tauk named (a load-report line that skipped it — a
+  duplicate simulation id, a reward of the wrong type — or that says how it is counted: a checkpoint's retried
+  infrastructure error, ``retried_infrastructure_error``);
 * ``upstream_crashes/tauk_null_documented`` — every kept reward null: upstream raises, tauk gives null figures;
 * ``mismatch`` — both give numbers and they differ (split into flagged / silent by whether tauk named anything).
 """
@@ -306,12 +307,13 @@ def m_checkpoint(rng, doc, notes):
 
 
 def m_dir_format(rng, doc, notes):
-    doc["_layout"] = rng.choice(["dir_index", "dir_no_index", "dir_missing_file", "dir_extra_file"])
+    doc["_layout"] = rng.choice(["dir_index", "dir_no_index", "dir_missing_file", "dir_extra_file",
+                                 "dir_renamed_file", "dir_renamed_file_no_index"])
     notes.append(f"dir_format:{doc['_layout']}")
 
 
 def m_multi_file(rng, doc, notes):
-    doc["_layout"] = rng.choice(["split", "split", "copy"])
+    doc["_layout"] = rng.choice(["split", "split", "copy", "checkpoint_and_final"])
     notes.append(f"multi_file:{doc['_layout']}")
 
 
@@ -322,7 +324,9 @@ def make_case(base: dict, i: int, seed: int, only: tuple[str, ...] = ()) -> dict
     rng = random.Random(seed * 1_000_003 + i)
     tids = sorted(base["sims"])
     chosen = rng.sample(tids, rng.randint(1, min(6, len(tids))))
-    m = rng.choice([1, 2, 2, 3, 4])
+    if len(chosen) > 2 and rng.random() < 0.15:
+        chosen = chosen[:1]
+    m = rng.choice([1, 2, 2, 3, 4, 4, 5, 8, 18])  # 18: beyond tauk's default k cap of 16
     sims = []
     for ti, t in enumerate(chosen):
         pool_t = base["sims"][t]
@@ -369,7 +373,10 @@ def write_case(c: dict, work: Path) -> None:
         (d / "simulations").mkdir()
         for s in sims:
             (d / "simulations" / f"{s['id']}.json").write_text(json.dumps(s))
-        if layout != "dir_no_index":
+        if layout.startswith("dir_renamed_file") and sims:  # a simulation file named other than its id
+            s = rng.choice(sims)
+            (d / "simulations" / f"{s['id']}.json").rename(d / "simulations" / f"{s['id']}-renamed.json")
+        if layout not in ("dir_no_index", "dir_renamed_file_no_index"):
             meta["simulation_index"] = [{"id": s["id"], "task_id": s["task_id"], "trial": s.get("trial"),
                                          "seed": s.get("seed")} for s in sims]  # fmt: skip
             meta["format_version"] = "1.0"
@@ -384,7 +391,16 @@ def write_case(c: dict, work: Path) -> None:
     else:  # split / copy: two files of one run
         sims = doc["simulations"]
         cut = rng.randint(0, len(sims))
-        parts = [sims[:cut], sims[cut:]] if layout == "split" else [sims, sims]
+        # checkpoint_and_final: a checkpoint of the run (its first simulations, an infrastructure error the resume
+        # retried among them) loaded beside the finished file
+        parts = {"split": [sims[:cut], sims[cut:]], "copy": [sims, sims]}.get(layout)
+        if parts is None:
+            ckpt = copy.deepcopy(sims[:cut])
+            if ckpt:
+                bad = rng.choice(ckpt)
+                bad["id"] += "-infra"
+                bad["termination_reason"], bad["reward_info"] = "infrastructure_error", None
+            parts = [ckpt, sims]
         paths = []
         for j, part in enumerate(parts):
             p = d / f"part{j}.json"
@@ -423,6 +439,18 @@ for line in open(sys.argv[1]):
         r["pass_hat_ks"] = {str(k): num(v) for k, v in m.pass_hat_ks.items()}
     except Exception as exc:
         r["metrics_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+    # the leaderboard's older convention (tauk's infra="fail"): an infrastructure error is a failed trial — the
+    # same metrics with each one re-labelled a failure ending with reward 0
+    try:
+        from tau2.data_model.simulation import RewardInfo, TerminationReason
+        fail = res.model_copy(deep=True)
+        for s in fail.simulations:
+            if s.termination_reason == TerminationReason.INFRASTRUCTURE_ERROR:
+                s.termination_reason = TerminationReason.AGENT_ERROR
+                s.reward_info = RewardInfo(reward=0.0)
+        r["pass_hat_ks_infra_fail"] = {str(k): num(v) for k, v in compute_metrics(fail).pass_hat_ks.items()}
+    except Exception as exc:
+        r["infra_fail_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
     out.write(json.dumps(r) + "\n")
 out.close()
 print(json.dumps({"ok": True}))
@@ -470,6 +498,15 @@ def run_tauk_one(c: dict) -> dict:
              avg_agent_cost=_f(row["avg_agent_cost"]), rewards=row.get("rewards"))  # fmt: skip
     pk = s.pass_hat_k
     r["pass_hat_ks"] = {str(k): _f(v) for k, v in zip(pk["k"], pk["estimate"])} if pk.height else {}
+    r["pass_hat_ks_infra_fail"] = ({str(k): _f(v) for k, v in zip(pk["k"], pk["estimate_infra_fail"])}
+                                   if pk.height else {})  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:  # the stand-alone function gives the summary's estimates
+            f = tauk.stats.pass_hat_k(res, by=["agent", "domain"], ci=None).to_frame()
+            r["pass_hat_k_fn"] = {str(k): _f(v) for k, v in zip(f["k"], f["estimate"])}
+        except tauk.TaukError as exc:
+            r["pass_hat_k_fn"] = f"{type(exc).__name__}: {exc}"[:200]
     if s.counters is not None and s.counters.height == 1:
         crow = s.counters.row(0, named=True)
         for up_name, mine in COUNTERS.items():
@@ -492,9 +529,18 @@ def _eq(a: Any, b: Any) -> bool:
 def diff(up: dict, tk: dict) -> list[str]:
     out = [f for f in SCALARS if not _eq(up.get(f), tk.get(f))]
     ku, kt = up.get("pass_hat_ks", {}), tk.get("pass_hat_ks", {})
-    if set(ku) != set(kt):
+    # documented: tauk shows k <= 16 unless a k is asked for (docs/spec.md §3)
+    capped = set(kt) == {k for k in ku if int(k) <= 16} and len(ku) > 16
+    if set(ku) != set(kt) and not capped:
         out.append("k_set")
     out += [f"pass^{k}" for k in sorted(set(ku) & set(kt), key=int) if not _eq(ku[k], kt[k])]
+    # infra="fail" (the other convention, reported beside): upstream's metrics with infrastructure errors as failures
+    fu, ft = up.get("pass_hat_ks_infra_fail"), tk.get("pass_hat_ks_infra_fail", {})
+    if fu is not None:
+        out += [f"infra_fail^{k}" for k in sorted(ft, key=int) if ft[k] is not None and not _eq(fu.get(k), ft[k])]
+    fn = tk.get("pass_hat_k_fn")
+    if isinstance(fn, dict) and any(not _eq(fn.get(k), v) for k, v in kt.items()):
+        out.append("pass_hat_k_fn")
     return out
 
 
@@ -525,15 +571,23 @@ def compare(c: dict, up: dict, tk: dict) -> tuple[str, list[str]]:
     # pass^k (and, returning early, leaves its termination_infrastructure_error counter at 0), tauk null
     if up.get("total_simulations") == 0 or tk.get("rewards") == "none":
         early = ("termination_infrastructure_error",) if up.get("total_simulations") == 0 else ()
-        rest = [x for x in d if x not in ("avg_reward", "avg_agent_cost", "k_set", *early)]
+        # every kept reward null but some float in the column (an excluded infrastructure error's): upstream's
+        # pass^k is 0 (NaN fails), tauk's null ("not defined", docs/spec.md §3 / Summary.groups rewards "none")
+        zeros = [x for x in d if x.startswith(("pass^", "infra_fail^"))
+                 if not (tk.get("pass_hat_ks") or {}).get(x.split("^")[1])]  # fmt: skip
+        rest = [x for x in d if x not in ("avg_reward", "avg_agent_cost", "k_set", *early, *zeros)]
         if not rest:
             return ("documented", d)
-    skipped = any("skipped" in f for f in tk.get("flags") or [])
+    skipped = any("skipped" in f or f.split(":")[0] in EXPLAINING for f in tk.get("flags") or [])
     return ("named_difference" if skipped else "mismatch/" + ("flagged" if named else "silent"), d)
 
 
-GOOD = ("agree", "documented", "named_difference", "upstream_crashes/tauk_null_documented", "upstream_refuses/tauk_refuses_named", "upstream_refuses/tauk_named",
-        "upstream_crashes/tauk_refuses_named", "upstream_crashes/tauk_named", "tauk_refuses_named")  # fmt: skip
+# load-report kinds that name why tauk's counts differ from upstream's reading of the same input
+EXPLAINING = {"duplicate_simulation_id", "overlapping_runs", "duplicate_run", "retried_infrastructure_error",
+              "invalid_simulation"}  # fmt: skip
+
+GOOD = ("agree", "documented", "named_difference", "upstream_crashes/tauk_null_documented",
+        "upstream_refuses/tauk_refuses_named", "upstream_refuses/tauk_named", "upstream_crashes/tauk_refuses_named", "upstream_crashes/tauk_named", "tauk_refuses_named")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

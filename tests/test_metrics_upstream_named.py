@@ -98,3 +98,27 @@ def test_upstream_stops_on_every_one(tmp_path):
     assert got == {"integer_id": "load:ValidationError", "simulation_without_task": "metrics:StopIteration",
                    "no_tasks": "metrics:StopIteration", "num_trials_missing": "load:ValidationError",
                    "none": "ok"}  # fmt: skip
+
+
+def test_checkpoint_infra_error_retried_in_the_final_file_is_named(tmp_path):
+    """A checkpoint (an infrastructure error, which τ²-bench's resume retries under a new id) loaded beside the
+    final file: the error shares no id with the final file, so the overlap check misses it; it is counted (the
+    infrastructure count, a failed trial under infra="fail") and named."""
+    final = _doc("none")
+    bad = copy.deepcopy(final["simulations"][1])
+    bad["id"], bad["termination_reason"], bad["reward_info"] = "s1-infra", "infrastructure_error", None
+    (tmp_path / "ckpt.json").write_text(json.dumps({**final, "simulations": [bad]}))
+    (tmp_path / "final.json").write_text(json.dumps(final))
+    with pytest.warns(tauk.LoadWarning, match="retried in the final file"):
+        res = tauk.load([tmp_path / "ckpt.json", tmp_path / "final.json"], strict=False, progress=False)
+    issues = [i for i in res.report.issues if i.kind == "retried_infrastructure_error"]
+    assert len(issues) == 1 and issues[0].path.endswith("ckpt.json")
+    s = tauk.stats.summarize(res, by=["agent", "domain"], ci=None)
+    assert s.groups["infra_error_count"].to_list() == [1]  # counted, as documented, and named
+    with warnings.catch_warnings():  # a completed simulation at the same task and trial of another agent: no line
+        warnings.simplefilter("ignore", tauk.LoadWarning)
+        other = copy.deepcopy(final)
+        other["info"]["agent_info"]["llm"] = "b"
+        (tmp_path / "other.json").write_text(json.dumps(other))
+        res = tauk.load([tmp_path / "ckpt.json", tmp_path / "other.json"], strict=False, progress=False)
+    assert "retried_infrastructure_error" not in {i.kind for i in res.report.issues}
