@@ -674,6 +674,10 @@ def main(argv: list[str] | None = None) -> int:
         "", "upstream refuses the file, by reason: tauk's outcome",
         *[f"  {r:<72} " + ", ".join(f"{o}={n}" for o, n in sorted(v.items())) for r, v in sorted(refusals.items())],
     ]  # fmt: skip
+    named = Counter((tk[c["case"]].get("error") or next(iter(tk[c["case"]].get("flags") or []), "?")).split(":")[0]
+                    for c in cases if compare(c, up[c["case"]], tk[c["case"]])[0] == "tauk_refuses_named")  # fmt: skip
+    lines += ["", "tauk refuses (or skips every file of) a case upstream reads, naming why: " +
+              (", ".join(f"{k}={n}" for k, n in named.most_common()) or "none")]  # fmt: skip
     for o, cs in sorted(bad.items()):
         lines.append(f"\nexamples of {o} ({len(cs)}):")
         for c, d in cs[: a.show]:
