@@ -313,7 +313,7 @@ def m_dir_format(rng, doc, notes):
 
 
 def m_multi_file(rng, doc, notes):
-    doc["_layout"] = rng.choice(["split", "split", "copy", "checkpoint_and_final"])
+    doc["_layout"] = rng.choice(["split", "split", "copy", "checkpoint_and_final", "two_runs", "two_runs_seed"])
     notes.append(f"multi_file:{doc['_layout']}")
 
 
@@ -394,6 +394,15 @@ def write_case(c: dict, work: Path) -> None:
         # checkpoint_and_final: a checkpoint of the run (its first simulations, an infrastructure error the resume
         # retried among them) loaded beside the finished file
         parts = {"split": [sims[:cut], sims[cut:]], "copy": [sims, sims]}.get(layout)
+        merged_doc = doc
+        if layout.startswith("two_runs"):  # the run repeated (new ids, its own outcomes): one setup, pooled
+            again = copy.deepcopy(sims)
+            for s in again:
+                s["id"] += "-again"
+                if isinstance(s.get("reward_info"), dict) and type(s["reward_info"].get("reward")) is float:
+                    s["reward_info"]["reward"] = float(rng.random() < 0.5)
+            parts = [sims, again]
+            merged_doc = {**doc, "simulations": sims + again}
         if parts is None:
             ckpt = copy.deepcopy(sims[:cut])
             if ckpt:
@@ -404,10 +413,14 @@ def write_case(c: dict, work: Path) -> None:
         paths = []
         for j, part in enumerate(parts):
             p = d / f"part{j}.json"
-            p.write_text(json.dumps({**doc, "simulations": part}))
+            top = copy.deepcopy(doc) if layout == "two_runs_seed" and j else doc
+            if top is not doc and isinstance(top.get("info"), dict):
+                top["info"]["seed"] = (top["info"].get("seed") or 0) + 1
+                top["timestamp"] = "2026-01-01T00:00:00"
+            p.write_text(json.dumps({**top, "simulations": part}))
             paths.append(str(p))
         merged = d / "merged.json"
-        merged.write_text(json.dumps(doc))  # the run as one file: what upstream would have written
+        merged.write_text(json.dumps(merged_doc))  # the run as one file: what upstream would have written
         c["up_path"], c["tauk_paths"] = str(merged), paths
 
 
