@@ -470,6 +470,18 @@ print(json.dumps({"ok": True}))
 '''
 
 
+def refusal(load_error: str) -> str:
+    """Why upstream refused, as in fuzz_scoring_upstream (the index and the directory check too, paths removed)."""
+    import re
+
+    if "Dir format integrity check failed" in load_error:
+        return "ValueError: Dir format integrity check failed (simulation_index vs simulations/)"
+    m = re.search(r"\n(simulation_index)\.\d+\.(\w+)\n\s+[^\n]*\[type=(\w+)", load_error)
+    if m and not re.search(r"\n(simulations|tasks|info)\.", load_error):
+        return f"simulation_index.*.{m.group(2)}: {m.group(3)}"
+    return refusal_reason(load_error)
+
+
 def run_upstream(cases: list[dict], work: Path) -> dict[str, dict]:
     src, dst = work / "up_in.jsonl", work / "up_out.jsonl"
     src.write_text("".join(json.dumps({"case": c["case"], "path": c["up_path"]}) + "\n" for c in cases))
@@ -662,7 +674,7 @@ def main(argv: list[str] | None = None) -> int:
             for n in c["notes"] or ["-"]:
                 per_note[n][o] += 1
         if "load_error" in up[c["case"]]:
-            refusals[refusal_reason(up[c["case"]]["load_error"])][o.split("/")[1]] += 1
+            refusals[refusal(up[c["case"]]["load_error"])][o.split("/")[1]] += 1
     cols = [o for o in ("agree", "documented", "named_difference", "mismatch/silent", "mismatch/flagged", "upstream_refuses/tauk_named",
                         "upstream_refuses/tauk_refuses_named", "upstream_refuses/tauk_silent",
                         "upstream_crashes/tauk_named", "upstream_crashes/tauk_null_documented",

@@ -122,3 +122,23 @@ def test_checkpoint_infra_error_retried_in_the_final_file_is_named(tmp_path):
         (tmp_path / "other.json").write_text(json.dumps(other))
         res = tauk.load([tmp_path / "ckpt.json", tmp_path / "other.json"], strict=False, progress=False)
     assert "retried_infrastructure_error" not in {i.kind for i in res.report.issues}
+
+
+def test_directory_index_entry_without_integer_trial_is_named(tmp_path):
+    """τ²-bench's index model requires an integer trial (its loader refuses the run); tauk reads the simulation
+    files, so the figures stand, and names the index entry."""
+    doc = _doc("none")
+    (tmp_path / "simulations").mkdir()
+    for s in doc["simulations"]:
+        (tmp_path / "simulations" / f"{s['id']}.json").write_text(json.dumps(s))
+    index = [{"id": s["id"], "task_id": s["task_id"], "trial": s["trial"]} for s in doc["simulations"]]
+    index[1]["trial"] = None
+    meta = {k: v for k, v in doc.items() if k != "simulations"}
+    (tmp_path / "results.json").write_text(json.dumps({**meta, "simulation_index": index, "format_version": "1.0"}))
+    with pytest.warns(tauk.LoadWarning, match="integer trial"):
+        res = tauk.load(tmp_path, strict=False, progress=False)
+    assert "simulation_index_invalid" in {i.kind for i in res.report.issues}
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(doc))
+    s = tauk.stats.summarize(res, by=None, ci=None)
+    assert tuple(s.pass_hat_k.sort("k")["estimate"].to_list()) == _figures(base)[1][2]
