@@ -16,7 +16,7 @@ from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
 from tauk.io.rundata import RunData
 
-__all__ = ["check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_taubench_tasks",
+__all__ = ["check_ids", "check_numbers", "check_duplicates", "check_rewards", "check_stringified", "check_taubench_tasks",
            "check_tasks", "check_termination_reasons", "check_trial_numbers", "parse_tool_calls_string"]
 
 
@@ -480,6 +480,11 @@ def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
     is defined only under another Unicode normal form of its id (NFC vs NFD: the same text to a reader, different
     ids to τ²-bench) are reported, their ids kept as written."""
     if not run.tasks:
+        if run.format in ("tau2", "tau2-dir") and not run.wrapper and run.simulations:
+            where = "results.json: $.tasks" if run.format == "tau2-dir" else "$.tasks"
+            msg = (f"the run lists no tasks: its {len(run.simulations)} simulation(s) have no task definition "
+                   "(counted in the metrics by their recorded reward; τ²-bench's compute_metrics stops on them)")
+            report.add(str(run.path), where, "simulation_without_task", msg)
         return
     tasks_file = str(run.path / "results.json" if run.format == "tau2-dir" else run.path)
     first, keep, copies, differing = definitions_by_id(run.tasks)
@@ -514,6 +519,44 @@ def check_tasks(run: RunData, strict: bool, report: LoadReport) -> None:
                "those simulations have no task definition")  # fmt: skip
         report.add(str(run.path), None, "task_id_unicode_form", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+    _report_orphans(run, [(sim, src) for sim, src in zip(run.simulations, run.sim_sources)
+                          if str(sim.task_id) not in first and str(sim.task_id) not in odd], report)  # fmt: skip
+
+
+def _report_orphans(run: RunData, orphans: list[tuple[Any, Any]], report: LoadReport) -> None:
+    """Simulations whose task id is not among the run's tasks (τ²-bench's ``compute_metrics`` stops on them): one
+    report line and a warning, in both modes; they are counted by their recorded reward."""
+    if not orphans:
+        return
+    ids = sorted({str(sim.task_id) for sim, _ in orphans})
+    where = _where(run, orphans[0][1], "task_id")
+    msg = (f"{len(orphans)} simulation(s) of {len(ids)} task id(s) not among the file's tasks (e.g. {ids[0]!r} at "
+           f"{where}): counted in the metrics by their recorded reward, with no task definition (τ²-bench's "
+           "metrics stop on them)")  # fmt: skip
+    report.add(str(run.path), where, "simulation_without_task", msg)
+    warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=6)
+
+
+def check_ids(run: RunData, strict: bool, report: LoadReport) -> None:
+    """τ²-bench ids written as JSON integers (a simulation's ``id`` or ``task_id``, a task's ``id``), which its models
+    refuse (they are strings): read as the string of the number (``7`` is task ``"7"``), one report line and a
+    warning, in both modes. A run's ``info.num_trials`` absent or null (required upstream): k then runs to the
+    fewest trials of a task; reported the same way."""
+    places = [_where(run, src, name) for sim, src in zip(run.simulations, run.sim_sources)
+              for name in ("id", "task_id") if type(getattr(sim, name)) is int]  # fmt: skip
+    head = "results.json: $" if run.format == "tau2-dir" else "$"
+    places += [f"{head}.tasks[{i}].id" for i, t in enumerate(run.tasks) if type(t.id) is int]
+    if places:
+        msg = (f"{len(places)} id(s) written as JSON integers (τ²-bench's models require strings), e.g. at "
+               f"{places[0]}: read as the string of the number")  # fmt: skip
+        report.add(str(run.path), places[0], "integer_id", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
+    if run.info is not None and run.info.num_trials is None:
+        where = f"{head}.info.num_trials"
+        msg = ("info.num_trials is absent or null (τ²-bench's model requires it): pass^k's k runs to the fewest "
+               "trials of a task")  # fmt: skip
+        report.add(str(run.path), where, "num_trials_missing", msg)
+        warnings.warn(f"{run.path} at {where}: {msg}", LoadWarning, stacklevel=5)
 
 
 def check_taubench_tasks(run: RunData, strict: bool, report: LoadReport) -> None:

@@ -7,6 +7,7 @@ confined to one simulation skips that simulation and is counted in the :class:`t
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from pathlib import Path
@@ -18,6 +19,7 @@ from tauk.errors import LoadError, LoadReport, LoadWarning
 from tauk.io import structs as S
 from tauk.io.checks import (
     check_duplicates,
+    check_ids,
     check_numbers,
     check_rewards,
     check_stringified,
@@ -158,6 +160,7 @@ def tau2_checks(run: RunData, strict: bool, report: LoadReport) -> None:
     check_stringified(run, strict, report)
     check_rewards(run, strict, report)
     check_termination_reasons(run, strict, report)
+    check_ids(run, strict, report)
     check_tasks(run, strict, report)
 
 
@@ -225,9 +228,20 @@ def read_tau2_dir(path: Path, strict: bool, report: LoadReport) -> RunData:
             ids = {str(k) for k in idx}
         else:
             ids = set()
-            for raw in idx:
+            bad_trial: list[int] = []
+            for i, raw in enumerate(idx):
                 v = msgspec.json.decode(raw)
                 ids.add(str(v.get("id") if isinstance(v, dict) else v))
+                trial = v.get("trial") if isinstance(v, dict) else 0
+                if type(trial) is not int and not (type(trial) is float and math.isfinite(trial)
+                                                   and trial == int(trial)):  # fmt: skip
+                    bad_trial.append(i)
+            if bad_trial:  # τ²-bench's SimulationIndexEntry requires an integer trial: its loader refuses the run
+                where = f"$.simulation_index[{bad_trial[0]}].trial"
+                msg = (f"{len(bad_trial)} simulation_index entr(y/ies) without an integer trial (τ²-bench's index "
+                       "model requires one); the index is not read for figures: the simulation files are")  # fmt: skip
+                report.add(str(rpath), where, "simulation_index_invalid", msg)
+                warnings.warn(f"{rpath} at {where}: {msg}", LoadWarning, stacklevel=4)
         on_disk = {f.stem for f in files if is_regular(f)}
         if ids != on_disk:
             missing, extra = sorted(ids - on_disk), sorted(on_disk - ids)

@@ -184,6 +184,7 @@ def read_inputs(
                       stacklevel=_stacklevel)  # fmt: skip
 
     runs, labels = _drop_duplicate_runs(runs, labels, strict, report, _stacklevel + 1)
+    _report_retried_infra(runs, labels, report, _stacklevel + 1)
     parent = _common_parent([r.path for r in runs])
     run_ids: list[str] = []
     seen: set[str] = set()
@@ -313,6 +314,45 @@ def _drop_duplicate_runs(runs: list[RunData], labels: list[str | None], strict: 
         keep_runs.append(run)
         keep_labels.append(label)
     return keep_runs, keep_labels
+
+
+def _report_retried_infra(runs: list[RunData], labels: list[str | None], report: LoadReport,
+                          stacklevel: int) -> None:  # fmt: skip
+    """An infrastructure error in one τ²-bench file whose task and trial (and seed) a simulation of the same agent and
+    domain records in another file under the same label (completed, or an error again): what a checkpoint loaded beside its final file
+    leaves (τ²-bench's resume retries infrastructure errors under new ids, so the overlap by id misses them). It is
+    counted as its own trial — dropped under ``infra="drop"``, a failed trial under ``infra="fail"`` and in the
+    infrastructure count — so the report names it (a line and a warning per file), in both modes."""
+    from tauk.conventions import INFRA_REASON
+    from tauk.io.frames import run_agent, run_domain
+
+    def key(run: RunData, label: str | None, sim: Any) -> tuple:
+        return (label, run_agent(run, None), run_domain(run), str(sim.task_id), sim.trial, sim.seed)
+
+    seen: dict[tuple, list[Path]] = {}
+    for run, label in zip(runs, labels):
+        if run.format == "taubench":
+            continue
+        for sim in run.simulations:
+            if sim.trial is not None:
+                paths = seen.setdefault(key(run, label, sim), [])
+                if run.path not in paths:
+                    paths.append(run.path)
+    for run, label in zip(runs, labels):
+        if run.format == "taubench":
+            continue
+        hits = [(sim, other) for sim in run.simulations if sim.termination_reason == INFRA_REASON
+                and sim.trial is not None
+                for other in [next((p for p in seen.get(key(run, label, sim), ()) if p != run.path), None)]
+                if other is not None]  # fmt: skip
+        if not hits:
+            continue
+        sim, other = hits[0]
+        msg = (f"{len(hits)} infrastructure error(s) whose task and trial {other} records too (e.g. task "
+               f"{str(sim.task_id)!r} trial {sim.trial}: a checkpoint's error, retried in the final file?); each is "
+               "counted as its own trial — in the infrastructure count, and a failure under infra='fail'")  # fmt: skip
+        report.add(str(run.path), None, "retried_infrastructure_error", msg)
+        warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=stacklevel)
 
 
 def _overlap(run: RunData, first: Path, partial: tuple | None, strict: bool, report: LoadReport,
