@@ -312,9 +312,13 @@ def test_a_command_on_nothing_says_so(tmp_path, capsys):
     """An ingest that found no results file leaves an empty store; every command then printed an empty table (or
     []) and exit 0 — so did a lenient load whose every file was skipped. Now one line, exit 2."""
     (tmp_path / "empty").mkdir()
-    assert main(["ingest", str(tmp_path / "empty"), "--store", str(tmp_path / "st")]) == 2
-    capsys.readouterr()
+    assert main(["ingest", str(tmp_path / "empty"), "--store", str(tmp_path / "none")]) == 2
+    assert not (tmp_path / "none").exists()  # a failed first ingest leaves no store behind
     (tmp_path / "bad.json").write_text('{"bad')
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "bad.json").write_text('{"bad')
+    assert main(["ingest", str(tmp_path / "in"), "--store", str(tmp_path / "st"), "--lenient"]) == 0  # every file skipped
+    capsys.readouterr()
     for argv in (["summary", str(tmp_path / "st")], ["summary", str(tmp_path / "st"), "--format", "json"],
                  ["consistency", str(tmp_path / "st")], ["summary", str(tmp_path / "bad.json"), "--lenient"]):
         assert main(argv) == 2, argv

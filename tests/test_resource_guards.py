@@ -41,7 +41,9 @@ def _huge(tmp_path: Path, where: str) -> Path:
         call["arguments"] = {"x": s}
     elif where == "content":
         sim["messages"][1]["content"] = s
-    elif where == "task_id":
+    elif where == "task_id":  # a task of that id too: the file stays consistent (no simulation without its task)
+        task = next(t for t in doc["tasks"] if t["id"] == sim["task_id"])
+        doc["tasks"].append({**task, "id": s})
         sim["task_id"] = s
     path = tmp_path / f"huge_{where}.json"
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")

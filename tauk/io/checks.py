@@ -551,8 +551,10 @@ def check_ids(run: RunData, strict: bool, report: LoadReport) -> None:
                f"{places[0]}: read as the string of the number")  # fmt: skip
         report.add(str(run.path), places[0], "integer_id", msg)
         warnings.warn(f"{run.path}: {msg}", LoadWarning, stacklevel=5)
-    if run.info is not None and run.info.num_trials is None:
-        where = f"{head}.info.num_trials"
+    where = f"{head}.info.num_trials"
+    already = any(i.path == str(run.path) and i.kind == "invalid_number" and (i.location or "").endswith("info.num_trials")
+                  for i in report.issues)  # a fraction or a text there is reported (read as null) already
+    if run.info is not None and run.info.num_trials is None and not already:
         msg = ("info.num_trials is absent or null (τ²-bench's model requires it): pass^k's k runs to the fewest "
                "trials of a task")  # fmt: skip
         report.add(str(run.path), where, "num_trials_missing", msg)
