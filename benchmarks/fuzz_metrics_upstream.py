@@ -54,7 +54,15 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fuzz_scoring_upstream import DATA, REASONS, TAU2_DATA_DIR, UPSTREAM_PYTHON, refusal_reason  # noqa: E402
+from fuzz_scoring_upstream import (  # noqa: E402
+    DATA,
+    REASONS,
+    TAU2_DATA_DIR,
+    UPSTREAM_PYTHON,
+    example_lines,
+    finish,
+    refusal_reason,
+)
 
 KINDS = ("drop_sims", "dup_sim", "trial_index", "num_trials", "reward_value", "reward_info", "termination",
          "infra_task", "task_orphan", "task_id_type", "task_def_dup", "agent_cost", "checkpoint", "dir_format",
@@ -707,16 +715,8 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"\nexamples of {o} ({len(cs)}):")
         for c, d in cs[: a.show]:
             lines.append(f"  {c['case']} layout={c['layout']} notes={c['notes']} base={c['base']} differs={d}")
-            lines.append(f"    upstream: {json.dumps(up[c['case']], ensure_ascii=False)[:500]}")
-            lines.append(f"    tauk:     {json.dumps(tk[c['case']], ensure_ascii=False, default=str)[:500]}")
-    text = "\n".join(lines)
-    print(text)
-    if a.out is not None:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        a.out.write_text(text + "\n")
-    if a.keep is None:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+            lines += example_lines(up[c["case"]], tk[c["case"]], 500)
+    return finish(lines, a, work)
 
 
 if __name__ == "__main__":

@@ -890,8 +890,18 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"\nexamples of {comp} / {o} ({len(cs)}):")
         for c in cs[: a.show]:
             lines.append(f"  {c['case']} notes={c['notes']} evaluation={c['evaluation']} base={c['base']}:{c['base_sim']}")
-            lines.append(f"    upstream: {json.dumps(up[c['case']], ensure_ascii=False)[:400]}")
-            lines.append(f"    tauk:     {json.dumps(tk[c['case']], ensure_ascii=False, default=str)[:400]}")
+            lines += example_lines(up[c["case"]], tk[c["case"]], 400)
+    return finish(lines, a, work)
+
+
+def example_lines(upstream: Any, tauk_side: Any, width: int) -> list[str]:
+    """The two sides of a disagreeing case, as the summary prints them."""
+    return [f"    upstream: {json.dumps(upstream, ensure_ascii=False)[:width]}",
+            f"    tauk:     {json.dumps(tauk_side, ensure_ascii=False, default=str)[:width]}"]
+
+
+def finish(lines: list[str], a: argparse.Namespace, work: Path) -> int:
+    """Print the summary, write it to ``--out`` when given, remove the case files unless ``--keep``."""
     text = "\n".join(lines)
     print(text)
     if a.out is not None:

@@ -17,12 +17,18 @@ def _figures(res) -> tuple:
     return t.height, sorted(t["agent"].unique()), t["reward"].sum()
 
 
-def test_simulations_kept_once_come_back_when_the_run_holding_them_shrinks(tmp_path):
+def _checkpoint_and_final(tmp_path):
+    """A folder with a final file (100 simulations) and its checkpoint (the first 99), and the final document."""
     folder = tmp_path / "src"
     folder.mkdir()
     doc = json.loads((SAMPLE / "atlas-large_airline.json").read_text())
     (folder / "final.json").write_text(json.dumps(doc))
     (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=doc["simulations"][:99])))
+    return folder, doc
+
+
+def test_simulations_kept_once_come_back_when_the_run_holding_them_shrinks(tmp_path):
+    folder, doc = _checkpoint_and_final(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tauk.LoadWarning)
         tauk.ingest(folder, tmp_path / "st", strict=False, progress=False)
@@ -117,11 +123,7 @@ def test_a_kill_before_the_overlapping_run_is_ingested_again_is_caught_up(tmp_pa
     again, the next ingest (of any sources) takes it up: it was marked before the commit."""
     from tauk.store import _ingest
 
-    folder = tmp_path / "src"
-    folder.mkdir()
-    doc = json.loads((SAMPLE / "atlas-large_airline.json").read_text())
-    (folder / "final.json").write_text(json.dumps(doc))
-    (folder / "checkpoint.json").write_text(json.dumps(dict(doc, simulations=doc["simulations"][:99])))
+    folder, doc = _checkpoint_and_final(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tauk.LoadWarning)
         tauk.ingest(folder, tmp_path / "st", strict=False, progress=False)
