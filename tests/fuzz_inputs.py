@@ -663,7 +663,7 @@ def mutate_store(work: Path, seed: int = 0, count: int = 24) -> tuple[Counter, l
         if kind == "delete_key":
             del e[rng.choice(["source", "run_id", "run_key", "files", "sizes", "counts"])]
         elif kind == "swap_type":
-            k = rng.choice(["source", "run_id", "files", "sizes", "counts", "label", "report"])
+            k = rng.choice(["source", "run_id", "files", "sizes", "counts", "label", "issues"])
             e[k] = _other_value(rng, e[k])
         elif kind in ("path_escape", "absolute_path", "other_run_path"):
             frame = rng.choice(list(e["files"]))

@@ -34,7 +34,7 @@ from tauk.scoring import trial_deviations
 from tauk.table import Interval, SummaryTable
 
 from .options import check_level
-from .tasks import SETUP_NOTE, normalize_by
+from .tasks import SETUP_NOTE, normalize_by, resolve_by
 
 sstats = lazy("scipy.stats")
 
@@ -162,10 +162,8 @@ def deviation_profile(
     if not need <= set(td.columns):
         raise TaukError(f"deviation_profile: the frame lacks {sorted(need - set(td.columns))}")
     asked = by
-    if not pool_setups and "setup" in td.columns and "setup" not in by:
-        spread = (td.group_by(list(by)).agg(_n=pl.col("setup").n_unique())["_n"].max() if by
-                  else td["setup"].n_unique())  # fmt: skip
-        by = (*by, "setup") if (spread or 0) > 1 else by
+    if "setup" in td.columns:
+        by = resolve_by(td, by, pool_setups)
     edges = sorted(int(b) for b in bins)
     if not edges:
         raise TaukError("bins= needs at least one edge")

@@ -8,6 +8,7 @@ import os
 import shutil
 import stat
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -297,8 +298,7 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         if old is not None:
             intact = parts_intact(root, old)
             current = intact and current_columns(root, old)
-            relabelled = old.get("label") != label
-            if relabelled:  # the label is the agent of every simulation: the stored run is not the one asked for
+            if old.get("label") != label:  # the label is the agent of every simulation: not the run asked for
                 report.add(src, None, "relabelled", f"ingested again under the label {label!r} (stored as "
                            f"{old.get('label')!r}); its run id {old['run_id']!r} is kept")  # fmt: skip
             elif old.get("recheck"):
@@ -310,8 +310,6 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
                 write_entry(root, {**old, **now})
                 report.unchanged.append(src)
                 continue
-            if relabelled or old.get("recheck"):
-                pass
             elif not intact:
                 report.add(src, None, "repaired", f"its stored parts ({old['run_id']}) were missing or not of their "
                            "recorded size; ingested again")  # fmt: skip
@@ -327,8 +325,7 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
     for e in entries:  # runs that a killed ingest marked to be checked again (see below), asked for or not
         if e.get("recheck") and e["source"] not in listed and Path(e["source"]).exists():
             _note_recheck(report, e["source"])
-            todo.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
-                         source_identity(Path(e["source"])), e))  # fmt: skip
+            todo.append(_again(e))
     report.missing = [e["source"] for e in entries if e["source"] not in listed and not Path(e["source"]).exists()]
     for m in report.missing:
         report.add(m, None, "missing_source", "source no longer exists; its runs stay in the store as ingested")
@@ -348,12 +345,21 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
     pending = {t[2] for t in todo}
     it = iter(it)
     again: list[tuple] = []
-    rounds = {t[2]: 0 for t in todo}
+    rounds: Counter[str] = Counter()
 
     def _next():
         if again:
             return again.pop(0)
         return next(it, None)
+
+    def requeue(e: dict[str, Any], kind: str, message: str) -> None:
+        """Ingest ``e``'s source again after this one (once per round, at most as many rounds as runs)."""
+        if e["source"] in pending or rounds[e["source"]] > len(stored):
+            return
+        rounds[e["source"]] += 1
+        report.add(e["source"], None, kind, message)
+        pending.add(e["source"])
+        again.append(_again(e))
 
     while (item := _next()) is not None:
         label, path, src, rid, now, old = item
@@ -405,14 +411,8 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
         freed = held.difference(keys.held(key))
         gave = [e for e in stored.values() if e["run_key"] in taken]
         for e in gave:  # they held simulations this run keeps: ingested again, they drop them
-            if e["source"] in pending or rounds.get(e["source"], 0) > len(stored):
-                continue
-            rounds[e["source"]] = rounds.get(e["source"], 0) + 1
-            report.add(e["source"], None, "overlap_taken", f"some of its simulations are kept under {rid!r}, "
-                       "which comes first among the sources (as tauk.load keeps them); ingested again")  # fmt: skip
-            pending.add(e["source"])
-            again.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
-                          source_identity(Path(e["source"])), e))  # fmt: skip
+            requeue(e, "overlap_taken", f"some of its simulations are kept under {rid!r}, which comes first among "
+                    "the sources (as tauk.load keeps them); ingested again")  # fmt: skip
         if not freed:
             for s_ in marked:
                 if stored[s_]["run_key"] in taken:
@@ -421,16 +421,9 @@ def _ingest_locked(root: Path, sources: Inputs, strict: bool, progress: bool | N
                 write_entry(root, stored[s_])
         else:
             for e in list(stored.values()):
-                if key not in e.get("overlaps", ()) or e["source"] in pending or e["source"] == src:
-                    continue
-                if not Path(e["source"]).exists() or rounds.get(e["source"], 0) > len(stored):
-                    continue
-                rounds[e["source"]] = rounds.get(e["source"], 0) + 1
-                report.add(e["source"], None, "overlap_freed", f"some of its simulations were kept once under "
-                           f"{rid!r}, which changed; ingested again")  # fmt: skip
-                pending.add(e["source"])
-                again.append((e.get("label"), Path(e["source"]), e["source"], e["run_id"],
-                              source_identity(Path(e["source"])), e))  # fmt: skip
+                if key in e.get("overlaps", ()) and e["source"] != src and Path(e["source"]).exists():
+                    requeue(e, "overlap_freed", f"some of its simulations were kept once under {rid!r}, which "
+                            "changed; ingested again")  # fmt: skip
         since_trim += now["size"]
         if since_trim >= TRIM_BYTES:
             _trim()
@@ -536,8 +529,8 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         "label": label,
         "format": res.runs["format"][0] if res.runs.height else None,
         "counts": counts,
-        "report": [str(i) for i in res.report.issues],
-        # what tauk.load reports for this source, by kind and count (the store's Results.report gives them back)
+        # what tauk.load reports for this source, by kind and count (the store's Results.report gives them back;
+        # entries written before them have their lines only, "report")
         "issues": [{"location": i.location, "kind": i.kind, "message": i.message, "skipped": i.skipped}
                    for i in [*res.report.issues, *([overlap_issue] if overlap_issue else [])]],
         "overlaps": sorted({r for _, r in dup}),  # the runs holding the simulations dropped here
@@ -545,6 +538,11 @@ def _ingest_one(root: Path, path: Path, src: str, rid: str, label: str | None, n
         "sizes": sizes,
     }
     return entry, kept_keys, taken
+
+
+def _again(e: dict[str, Any]) -> tuple:
+    """The work item that ingests a stored entry's source again (its label, run id and entry kept)."""
+    return (e.get("label"), Path(e["source"]), e["source"], e["run_id"], source_identity(Path(e["source"])), e)
 
 
 def _note_recheck(report: IngestReport, src: str) -> None:

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tauk.errors import TaukError
+
 from ._format import (
     _LATEX_SPECIAL,
     _PDFLATEX_TEXT,
@@ -119,8 +121,6 @@ def _latex_blocks(widths: list[float], keys: int, width: float) -> list[list[int
 def _check_digits(digits: Any) -> int:
     """``digits`` (decimals of the numbers shown) as a positive integer, else a one-line
     :class:`~tauk.errors.TaukError` (0 or fewer made Python's format raise on the first small number)."""
-    from tauk.errors import TaukError
-
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
         raise TaukError(f"digits must be a positive integer (decimals of the numbers shown), got {digits!r}")
     return digits

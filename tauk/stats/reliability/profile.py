@@ -47,7 +47,7 @@ from tauk.conventions import CI_LEVEL, INFRA, success_expr
 from tauk.errors import TaukError, check_columns
 from tauk.table import Interval, SummaryTable
 
-from ..tasks import normalize_by
+from ..tasks import normalize_by, resolve_by
 from .estimators import (
     c4,
     edit_similarity_padded,
@@ -99,15 +99,6 @@ def _tool_calls(data: Any, sims: pl.DataFrame) -> pl.DataFrame | None:
     if not isinstance(tc, pl.DataFrame):
         return None
     return tc.select(cols).join(sims, on=["run_id", "simulation_id"], how="semi")
-
-
-def _resolve_by(trials: pl.DataFrame, by: tuple[str, ...], pool_setups: bool) -> tuple[str, ...]:
-    """``by`` plus ``setup`` when a group spans several setups (not repeated trials of one experiment)."""
-    if pool_setups or "setup" in by or "setup" not in trials.columns:
-        return by
-    spread = (trials.group_by(list(by)).agg(_n=pl.col("setup").n_unique())["_n"].max() if by
-              else trials["setup"].n_unique())  # fmt: skip
-    return (*by, "setup") if (spread or 0) > 1 else by
 
 
 @dataclass(frozen=True)
@@ -346,7 +337,7 @@ def reliability(
     if infra == "drop":
         tr = tr.filter(~infra_col)
     tr = tr.with_columns(_success=(success_expr(reward) & ~infra_col).fill_null(False))
-    by = _resolve_by(tr, by, pool_setups)
+    by = resolve_by(tr, by, pool_setups) if "setup" in tr.columns else by
     keys = [*by, "task_id"]
     tv = _task_values(tr, keys)
     notes: list[str] = []
